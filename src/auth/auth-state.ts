@@ -1,0 +1,97 @@
+// Who may call, answered from memory on every request: each user's role, whether it is enabled and
+// its token generation, and the revoked login sessions. Every change commits a NOTIFY on
+// `auth_changed` in its own transaction; each instance LISTENs and reloads, and reloads at once
+// after a change of its own, so a logout or a disabled user takes effect before the answer is sent.
+import pg from 'pg'
+import type { Prisma } from '../store/database.ts'
+
+export const AUTH_CHANNEL = 'auth_changed'
+
+export interface UserState {
+  role: 'admin' | 'operator' | 'viewer'
+  enabled: boolean
+  tokenGeneration: number
+}
+
+export class AuthState {
+  private users = new Map<string, UserState>()
+  private revoked = new Set<string>()
+  private readonly prisma: Prisma
+  private readonly databaseUrl: string
+  private listener: pg.Client | undefined
+  private refreshTimer: NodeJS.Timeout | undefined
+  private closed = false
+  private loading: Promise<void> | undefined
+  private reloadAgain = false
+
+  constructor(prisma: Prisma, databaseUrl: string) {
+    this.prisma = prisma
+    this.databaseUrl = databaseUrl
+  }
+
+  async start(): Promise<void> {
+    await this.reload()
+    await this.listen()
+    // A safety net for notifications missed while the listening connection was down.
+    this.refreshTimer = setInterval(() => void this.reload().catch(() => {}), 30_000)
+    this.refreshTimer.unref()
+  }
+
+  user(userName: string): UserState | undefined {
+    return this.users.get(userName)
+  }
+
+  isRevoked(sid: string): boolean {
+    return this.revoked.has(sid)
+  }
+
+  /** Reloads from the database; concurrent calls share one load, and a call during a load queues one more. */
+  reload(): Promise<void> {
+    if (this.loading) {
+      this.reloadAgain = true
+      return this.loading
+    }
+    this.loading = (async () => {
+      try {
+        do {
+          this.reloadAgain = false
+          const [users, sessions] = await Promise.all([
+            this.prisma.appUser.findMany({ select: { userName: true, role: true, enabled: true, tokenGeneration: true } }),
+            this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
+          ])
+          this.users = new Map(users.map((user) => [user.userName, { role: user.role as UserState['role'], enabled: user.enabled, tokenGeneration: user.tokenGeneration }]))
+          this.revoked = new Set(sessions.map((session) => session.sid))
+        } while (this.reloadAgain)
+      } finally {
+        this.loading = undefined
+      }
+    })()
+    return this.loading
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return
+    const client = new pg.Client({ connectionString: this.databaseUrl })
+    client.on('notification', () => void this.reload().catch(() => {}))
+    client.on('error', () => {
+      // Connection lost: reconnect, and reload what may have been missed meanwhile.
+      if (this.listener === client) this.listener = undefined
+      client.end().catch(() => {})
+      if (!this.closed) setTimeout(() => void this.listen().then(() => this.reload()).catch(() => {}), 1000).unref()
+    })
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${AUTH_CHANNEL}`)
+      this.listener = client
+    } catch {
+      client.end().catch(() => {})
+      if (!this.closed) setTimeout(() => void this.listen().then(() => this.reload()).catch(() => {}), 1000).unref()
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.refreshTimer)
+    await this.listener?.end().catch(() => {})
+  }
+}

@@ -1,0 +1,100 @@
+// The one place that reads process.env: every variable is parsed and validated here, at start.
+import envSchema from 'env-schema'
+
+export type Edition = 'enterprise' | 'park'
+
+export interface Config {
+  databaseUrl: string
+  edition: Edition
+  port: number
+  host: string
+  parkUrl: string | undefined
+  parkUser: string | undefined
+  parkPassword: string | undefined
+  adminPassword: string | undefined
+  jwtSecret: string | undefined
+  companyCode: string
+  /** Offset (`+08:00`) or IANA zone name in which instants are written back. */
+  timeZone: string
+  rateLimitMax: number
+  rateLimitLoginMax: number
+  rateLimitWindowMs: number
+  bodyLimit: number
+  idempotencyTtlHours: number
+  logLevel: string
+}
+
+const schema = {
+  type: 'object',
+  required: ['DATABASE_URL'],
+  properties: {
+    DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+    EDITION: { type: 'string', enum: ['enterprise', 'park'], default: 'enterprise' },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    PARK_URL: { type: 'string', pattern: '^https?://' },
+    PARK_USER: { type: 'string', minLength: 1 },
+    PARK_PASSWORD: { type: 'string', minLength: 1 },
+    ADMIN_PASSWORD: { type: 'string', minLength: 8, maxLength: 128 },
+    JWT_SECRET: { type: 'string', minLength: 32 },
+    COMPANY_CODE: { type: 'string', pattern: '^[0-9]{9}$', default: '000000000' },
+    TZ: { type: 'string', minLength: 1, default: '+08:00' },
+    RATE_LIMIT_MAX: { type: 'integer', minimum: 1, default: 1200 },
+    RATE_LIMIT_LOGIN_MAX: { type: 'integer', minimum: 1, default: 10 },
+    RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1000, default: 60000 },
+    BODY_LIMIT: { type: 'integer', minimum: 1024, default: 32 * 1024 * 1024 },
+    IDEMPOTENCY_TTL_HOURS: { type: 'number', exclusiveMinimum: 0, default: 24 },
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  },
+} as const
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError with a one-line reason naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  let raw: Record<string, any>
+  try {
+    raw = envSchema({ schema, data: env, dotenv: false })
+  } catch (error) {
+    // env-schema reports "env/PORT must be <= 65535"; keep that one line.
+    throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/^env\/?/, '')}`)
+  }
+  const timeZone = raw.TZ as string
+  if (!isValidTimeZone(timeZone)) {
+    throw new ConfigError(`invalid configuration: TZ must be an offset like +08:00 or an IANA zone name, got "${timeZone}"`)
+  }
+  const config: Config = {
+    databaseUrl: raw.DATABASE_URL,
+    edition: raw.EDITION,
+    port: raw.PORT,
+    host: raw.HOST,
+    parkUrl: raw.PARK_URL,
+    parkUser: raw.PARK_USER,
+    parkPassword: raw.PARK_PASSWORD,
+    adminPassword: raw.ADMIN_PASSWORD,
+    jwtSecret: raw.JWT_SECRET,
+    companyCode: raw.COMPANY_CODE,
+    timeZone,
+    rateLimitMax: raw.RATE_LIMIT_MAX,
+    rateLimitLoginMax: raw.RATE_LIMIT_LOGIN_MAX,
+    rateLimitWindowMs: raw.RATE_LIMIT_WINDOW_MS,
+    bodyLimit: raw.BODY_LIMIT,
+    idempotencyTtlHours: raw.IDEMPOTENCY_TTL_HOURS,
+    logLevel: raw.LOG_LEVEL,
+  }
+  const parkSettings = [config.parkUrl, config.parkUser, config.parkPassword].filter((value) => value !== undefined)
+  if (parkSettings.length !== 0 && parkSettings.length !== 3) {
+    throw new ConfigError('invalid configuration: PARK_URL, PARK_USER and PARK_PASSWORD go together (set all three or none)')
+  }
+  return config
+}
+
+function isValidTimeZone(zone: string): boolean {
+  if (/^[+-](0\d|1[0-4]):[0-5]\d$/.test(zone) || zone === 'Z' || zone === 'UTC') return true
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}

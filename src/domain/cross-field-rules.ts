@@ -1,0 +1,89 @@
+// Cross-field rules of domain/FIELDS.md that JSON Schema cannot say. Each reads a record (on update:
+// the stored record merged with the change) and returns a message naming the fields, or undefined.
+// A rule declares the fields it reads, so an update touching none of them skips the merged check.
+
+export type RecordValues = Record<string, unknown>
+
+export interface CrossFieldRule {
+  fields: readonly string[]
+  check(record: RecordValues): string | undefined
+}
+
+const isSet = (value: unknown): boolean => value !== null && value !== undefined && value !== ''
+
+/** `end` must be strictly after `start` when both are set. */
+export function endAfterStart(start: string, end: string): CrossFieldRule {
+  return {
+    fields: [start, end],
+    check(record) {
+      const from = record[start]
+      const to = record[end]
+      if (!isSet(from) || !isSet(to)) return undefined
+      return Date.parse(String(to)) > Date.parse(String(from)) ? undefined : `${end}: must be after ${start}`
+    },
+  }
+}
+
+/** The alarm thresholds lie within the range and in order: rangeMin ≤ twoLevelLow ≤ … ≤ rangeMax. */
+export function thresholdOrder(order: readonly string[]): CrossFieldRule {
+  return {
+    fields: order,
+    check(record) {
+      const set = order.filter((field) => isSet(record[field]))
+      for (let i = 1; i < set.length; i++) {
+        const lower = set[i - 1]
+        const upper = set[i]
+        if (Number(record[lower]) > Number(record[upper])) {
+          return `${lower}, ${upper}: ${lower} (${record[lower]}) must not be greater than ${upper} (${record[upper]})`
+        }
+      }
+      return undefined
+    },
+  }
+}
+
+/** `field` is required when `when(record)` holds. */
+export function requiredWhen(fields: readonly string[], condition: string, reads: readonly string[], when: (record: RecordValues) => boolean): CrossFieldRule {
+  return {
+    fields: [...reads, ...fields],
+    check(record) {
+      if (!when(record)) return undefined
+      const missing = fields.filter((field) => !isSet(record[field]))
+      return missing.length === 0 ? undefined : `${missing.join(', ')}: required when ${condition}`
+    },
+  }
+}
+
+export const classifyPrefix: CrossFieldRule = {
+  fields: ['classify1', 'classify2'],
+  check(record) {
+    const { classify1, classify2 } = record
+    if (!isSet(classify2)) return undefined
+    if (String(classify2).split('-')[0] === classify1) return undefined
+    return `classify1, classify2: the prefix of classify2 (${classify2}) must equal classify1 (${classify1 ?? 'not set'})`
+  },
+}
+
+/** GB 30871-2022: only hot work, work at height and lifting have levels, each its own. */
+const WORK_LEVELS: Record<string, readonly string[]> = { '1': ['1', '2', '3'], '4': ['1', '2', '3', '4'], '5': ['1', '2', '3'] }
+
+export const workLevelForType: CrossFieldRule = {
+  fields: ['workType', 'workLevel'],
+  check(record) {
+    const { workType, workLevel } = record
+    const levels = WORK_LEVELS[String(workType)]
+    if (!isSet(workLevel)) return undefined
+    if (!levels) return `workType, workLevel: workLevel is only for hot work (1), work at height (4) and lifting (5), not workType ${workType}`
+    if (!levels.includes(String(workLevel))) return `workType, workLevel: workLevel of workType ${workType} must be one of ${levels.join(', ')}`
+    return undefined
+  },
+}
+
+export const passNotAboveParticipants: CrossFieldRule = {
+  fields: ['passCount', 'participantCount'],
+  check(record) {
+    const { passCount, participantCount } = record
+    if (!isSet(passCount) || !isSet(participantCount)) return undefined
+    return Number(passCount) <= Number(participantCount) ? undefined : 'passCount, participantCount: passCount must not exceed participantCount'
+  },
+}

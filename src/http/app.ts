@@ -1,0 +1,288 @@
+// Builds the HTTP service: Fastify with the document's routes (fastify-openapi-glue), one Ajv that
+// neither coerces nor strips, authentication and roles in onRequest (so 401 and 403 come before
+// any parsing), rate limits, and one error handler that answers every failure with the envelope.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import fastifyJwt from '@fastify/jwt'
+import fastifyRateLimit from '@fastify/rate-limit'
+import openapiGlue from 'fastify-openapi-glue'
+import { randomBytes } from 'node:crypto'
+import { AuthService, type Caller } from '../auth/auth-service.ts'
+import { AuthState } from '../auth/auth-state.ts'
+import type { Config } from '../config.ts'
+import { listOperations, loadOpenApi, type OpenApiDocument } from '../contract/openapi-document.ts'
+import { createAjv, describeErrors, isNotAnObject, type Validator } from '../contract/validation.ts'
+import { ResourceOperations } from '../operations/resource-operations.ts'
+import { SystemOperations } from '../operations/system-operations.ts'
+import { ResourceRegistry } from '../resources/resource-registry.ts'
+import { isDatabaseUnavailable, type Database } from '../store/database.ts'
+import { instantFormatter } from '../store/instant-format.ts'
+import { latestMigrationVersion, migrate } from '../store/migrate.ts'
+import { ResourceStore } from '../store/resource-store.ts'
+import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf, success, type Envelope } from './business-error.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null
+  }
+}
+
+export interface AppOptions {
+  config: Config
+  database: Database
+  /** Milliseconds since the epoch; tests inject their own to move time. */
+  clock?: () => number
+  logger?: boolean | Record<string, unknown>
+}
+
+export interface App {
+  fastify: FastifyInstance
+  /** The admin password generated on this first start (none configured), to be shown once. */
+  generatedAdminPassword: string | undefined
+  close(): Promise<void>
+}
+
+/** What the document says of each operation that matters before its handler runs. */
+interface OperationPolicy {
+  roles: string[]
+  authenticated: boolean
+  tokenKind: 'access' | 'refresh'
+  bodyRequired: boolean
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, database } = options
+  const clock = options.clock ?? Date.now
+  const { document, yaml } = loadOpenApi()
+
+  await migrate(database.pool)
+  const registry = new ResourceRegistry(document)
+  const format = instantFormatter(config.timeZone)
+  const ajv = createAjv()
+  const authState = new AuthState(database.prisma, config.databaseUrl)
+  await authState.start()
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Request ids for the log lines; never trust a caller's.
+    genReqId: () => randomBytes(8).toString('hex'),
+  })
+  app.decorateRequest('caller', null)
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+
+  // JSON only. An empty body is "no body" (logout, refresh); a route that needs one says 1000 below.
+  app.removeAllContentTypeParsers()
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined)
+    parseJson(request, body as string, done)
+  })
+
+  app.setErrorHandler((error, request, reply) => sendFailure(request, reply, error))
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(failure(Code.noSuchPath, `no such operation: ${request.method} ${request.url.split('?')[0]}`)),
+  )
+
+  await app.register(fastifyJwt, { secret: config.jwtSecret ?? (await storedJwtSecret(database)) })
+  const auth = new AuthService({ prisma: database.prisma, state: authState, jwt: app.jwt, clock })
+  const generatedAdminPassword = await auth.ensureAdmin(config.adminPassword)
+
+  const policies = operationPolicies(document)
+  app.addHook('onRequest', async (request) => {
+    const operationId = operationOf(request)
+    const policy = operationId ? policies.get(operationId) : undefined
+    if (!policy?.authenticated) return
+    const header = request.headers.authorization
+    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null
+    if (!match) throw new BusinessError(Code.notLoggedIn, 'not logged in')
+    request.caller = auth.authenticate(match[1], policy.tokenKind)
+    if (!policy.roles.includes(request.caller.role)) {
+      throw new BusinessError(Code.forbidden, `permission denied: role ${request.caller.role} may not call ${operationId}`)
+    }
+  })
+  app.addHook('preValidation', async (request) => {
+    const operationId = operationOf(request)
+    if (operationId && policies.get(operationId)?.bodyRequired && request.body === undefined) {
+      throw new BusinessError(Code.malformed, 'request body must be a JSON object')
+    }
+  })
+
+  await app.register(fastifyRateLimit, {
+    global: true,
+    hook: 'preParsing',
+    max: config.rateLimitMax,
+    timeWindow: config.rateLimitWindowMs,
+    keyGenerator: (request) => (request.caller ? `user:${request.caller.userName}` : `ip:${request.ip}`),
+    errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
+  })
+  const loginLimits = [
+    app.rateLimit({
+      max: config.rateLimitLoginMax,
+      timeWindow: config.rateLimitWindowMs,
+      keyGenerator: (request) => `login-ip:${request.ip}`,
+      errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `too many logins: retry in ${Math.ceil(context.ttl / 1000)} s`),
+    }),
+    app.rateLimit({
+      max: config.rateLimitLoginMax,
+      timeWindow: config.rateLimitWindowMs,
+      keyGenerator: (request) => `login-user:${String((request.body as { userName?: unknown } | undefined)?.userName ?? '')}`,
+      errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `too many logins: retry in ${Math.ceil(context.ttl / 1000)} s`),
+    }),
+  ]
+
+  const itemValidators = new Map<string, Validator>(
+    registry.all.map((resource) => [resource.key, ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components })]),
+  )
+  const store = new ResourceStore({ pool: database.pool, registry, companyCode: config.companyCode, format })
+  const resources = new ResourceOperations({ store, itemValidators })
+  const system = new SystemOperations({ auth, pool: database.pool, registry, format })
+  const handlers = operationHandlers(document, registry, resources, system)
+
+  await app.register(openapiGlue, {
+    specification: runtimeSpecification(document),
+    // glue's typings want full route options; at run time it takes any subset (handler, hooks, config).
+    operationResolver: ((operationId: string) => {
+      const handler = handlers.get(operationId)
+      if (!handler) throw new Error(`no handler for operation ${operationId}`)
+      if (operationId === 'systemLogin') {
+        return { handler, config: { rateLimit: false }, preValidation: loginLimits }
+      }
+      return { handler }
+    }) as never,
+  })
+
+  const outsideContract = { config: { rateLimit: false } }
+  app.get('/openapi.yaml', outsideContract, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
+  app.get('/openapi.json', outsideContract, async () => document)
+  app.get('/health/live', outsideContract, async () => success({ status: 'live' }))
+  app.get('/health/ready', outsideContract, async (_request, reply) => {
+    try {
+      const { expected, actual } = await latestMigrationVersion(database.pool)
+      if (actual < expected) return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
+      return success({ status: 'ready', migration: actual })
+    } catch {
+      return reply.code(503).send(failure(Code.databaseUnavailable, 'database unavailable'))
+    }
+  })
+
+  await app.ready()
+  return {
+    fastify: app,
+    generatedAdminPassword,
+    async close() {
+      await app.close()
+      await authState.close()
+    },
+  }
+}
+
+function operationOf(request: FastifyRequest): string | undefined {
+  return (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId
+}
+
+function sendFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const [code, message] = classify(error)
+  if (code === Code.unexpected || code === Code.databaseUnavailable) request.log.error({ err: error }, 'request failed')
+  return reply.code(statusOf(code)).send(failure(code, message))
+}
+
+/** Every error, ours or Fastify's or a library's, as (code, message) for the caller: nothing internal leaks. */
+function classify(error: unknown): [Parameters<typeof failure>[0], string] {
+  if (error instanceof BusinessError) return [error.code, error.message]
+  const fastifyError = error as { validation?: any[]; validationContext?: string; statusCode?: number; code?: string }
+  if (fastifyError.validation) {
+    const context = fastifyError.validationContext
+    if (context === 'body' && isNotAnObject(fastifyError.validation)) return [Code.malformed, 'request body must be a JSON object']
+    return [Code.badParameter, describeErrors(fastifyError.validation, context === 'headers' ? '' : '')]
+  }
+  if (isDatabaseUnavailable(error)) return [Code.databaseUnavailable, 'database unavailable, please retry later']
+  switch (fastifyError.statusCode) {
+    case 400:
+    case 415:
+      return [Code.malformed, fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'content type must be application/json' : 'request body is not valid JSON']
+    case 413:
+      return [Code.tooLarge, 'request body too large']
+    case 404:
+      return [Code.noSuchPath, 'no such operation']
+    default:
+      return [Code.unexpected, GENERIC_BUSY_MESSAGE]
+  }
+}
+
+function operationPolicies(document: OpenApiDocument): Map<string, OperationPolicy> {
+  return new Map(
+    listOperations(document).map(({ operationId, spec }) => {
+      const security = spec.security ?? document.security ?? []
+      return [
+        operationId,
+        {
+          roles: spec['x-roles'] ?? [],
+          authenticated: security.length > 0,
+          tokenKind: operationId === 'systemRefresh' ? 'refresh' : 'access',
+          bodyRequired: spec.requestBody?.required === true,
+        },
+      ]
+    }),
+  )
+}
+
+/**
+ * The document as the router uses it: batch items are validated one by one by the handler (a bad
+ * item fails alone, with its own code), so the request schema accepts any item.
+ */
+function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
+  const specification = structuredClone(document)
+  for (const schema of Object.values<Record<string, any>>(specification.components.schemas)) {
+    for (const property of Object.values<Record<string, any>>(schema.properties ?? {})) {
+      if (property['x-batch-items']) property.items = {}
+    }
+  }
+  return specification
+}
+
+function operationHandlers(document: OpenApiDocument, registry: ResourceRegistry, resources: ResourceOperations, system: SystemOperations): Map<string, Handler> {
+  const handlers = new Map<string, Handler>()
+  const body = (request: FastifyRequest) => request.body as any
+  const writer = (request: FastifyRequest) => ({ userName: request.caller!.userName })
+  for (const { operationId, spec } of listOperations(document)) {
+    const key = spec['x-resource']
+    if (!key) continue
+    const resource = registry.get(key)
+    const action: string = spec['x-action']
+    const handler: Handler = {
+      add: async (request: FastifyRequest) => (await resources.add(resource, body(request), writer(request)), success()),
+      update: async (request: FastifyRequest) => (await resources.update(resource, body(request), writer(request)), success()),
+      delete: async (request: FastifyRequest) => (await resources.delete(resource, body(request).id, writer(request)), success()),
+      getById: async (request: FastifyRequest) => success(await resources.getById(resource, body(request).id)),
+      list: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
+      search: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
+      addBatch: async (request: FastifyRequest) => success(await resources.addBatch(resource, body(request).list, writer(request))),
+    }[action]!
+    if (!handler) throw new Error(`unknown x-action ${action} on ${operationId}`)
+    handlers.set(operationId, handler)
+  }
+  handlers.set('systemLogin', (request) => system.login(body(request)))
+  handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
+  handlers.set('systemLogout', (request) => system.logout(request.caller!))
+  handlers.set('systemUserAdd', (request) => system.userAdd(body(request)))
+  handlers.set('systemUserUpdate', (request) => system.userUpdate(body(request)))
+  handlers.set('systemUserDelete', (request) => system.userDelete(body(request)))
+  handlers.set('systemUserList', (request) => system.userList(body(request)))
+  handlers.set('systemSyncStatus', () => system.syncStatus())
+  handlers.set('systemSyncRetry', (request) => system.syncRetry(body(request)))
+  return handlers
+}
+
+/** The JWT secret kept in the database when none is configured, so every instance signs alike. */
+async function storedJwtSecret(database: Database): Promise<string> {
+  const generated = randomBytes(48).toString('base64url')
+  await database.prisma.appSetting.createMany({ data: [{ key: 'jwt_secret', value: generated }], skipDuplicates: true })
+  const stored = await database.prisma.appSetting.findUniqueOrThrow({ where: { key: 'jwt_secret' } })
+  return stored.value
+}

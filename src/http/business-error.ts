@@ -1,0 +1,70 @@
+// The one error type: anything may throw a BusinessError(code, message); the error handler turns it
+// (and every other error, Fastify's own included) into the response envelope.
+
+/** Business codes of CONTRACT §2, listed once. */
+export const Code = {
+  ok: 0,
+  malformed: 1000,
+  duplicateUnique: 1001,
+  badParameter: 1002,
+  idExists: 1003,
+  notFound: 1004,
+  batchSize: 1005,
+  missingReference: 1006,
+  idempotencyMismatch: 1007,
+  noSuchPath: 1008,
+  rateLimited: 1009,
+  tooLarge: 1010,
+  illegalTransition: 1011,
+  stillReferenced: 1012,
+  notLoggedIn: 2001,
+  badToken: 2002,
+  forbidden: 2003,
+  loginFailed: 2004,
+  databaseUnavailable: 4001,
+  unexpected: -1,
+} as const
+
+export type BusinessCode = (typeof Code)[keyof typeof Code]
+
+/** HTTP status of each code: business failures are 200, the rest as CONTRACT §2. */
+const httpStatus: Partial<Record<BusinessCode, number>> = {
+  [Code.malformed]: 400,
+  [Code.noSuchPath]: 404,
+  [Code.rateLimited]: 429,
+  [Code.tooLarge]: 413,
+  [Code.notLoggedIn]: 401,
+  [Code.badToken]: 401,
+  [Code.forbidden]: 403,
+  [Code.databaseUnavailable]: 503,
+  [Code.unexpected]: 500,
+}
+
+export function statusOf(code: BusinessCode): number {
+  return httpStatus[code] ?? 200
+}
+
+export class BusinessError extends Error {
+  readonly code: BusinessCode
+  constructor(code: BusinessCode, message: string) {
+    super(message)
+    this.code = code
+  }
+}
+
+export interface Envelope<T = unknown> {
+  msg: string
+  code: number
+  data: T | null
+  success: boolean
+}
+
+export function success<T>(data: T | null = null): Envelope<T> {
+  return { msg: '', code: Code.ok, data, success: true }
+}
+
+export function failure(code: BusinessCode, msg: string): Envelope<never> {
+  return { msg, code, data: null, success: false }
+}
+
+export const GENERIC_BUSY_MESSAGE = 'system busy, please retry later'

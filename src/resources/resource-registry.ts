@@ -1,0 +1,163 @@
+// The nine resources, described once. Field shapes, unique fields, references and state machines
+// are read from the OpenAPI document (x-unique, x-references, x-state-machine); this file adds what
+// the document does not hold: the table, and the cross-field rules. Handlers, store and push are
+// generic over these entries: a tenth resource is its schema, its migration and one entry below.
+import { resolveRef, type OpenApiDocument } from '../contract/openapi-document.ts'
+import {
+  classifyPrefix,
+  endAfterStart,
+  passNotAboveParticipants,
+  requiredWhen,
+  thresholdOrder,
+  workLevelForType,
+  type CrossFieldRule,
+} from '../domain/cross-field-rules.ts'
+
+export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date'
+
+export interface FieldDef {
+  name: string
+  kind: FieldKind
+}
+
+export interface Reference {
+  field: string
+  parent: string
+}
+
+export interface StateMachine {
+  field: string
+  transitions: Record<string, readonly string[]>
+}
+
+export interface ResourceDef {
+  key: string
+  module: string
+  /** `hazard/monitorEquip` */
+  path: string
+  table: string
+  /** Component schema names: `MonitorEquip` (add), `MonitorEquipPatch`, `MonitorEquipRecord`. */
+  schemaName: string
+  fields: FieldDef[]
+  uniqueFields: string[]
+  references: Reference[]
+  stateMachine: StateMachine | undefined
+  rules: CrossFieldRule[]
+}
+
+interface Entry {
+  key: string
+  module: 'hazard' | 'prevent'
+  table: string
+  rules?: CrossFieldRule[]
+}
+
+/** In parent-before-child order: the park push applies them in this order. */
+const ENTRIES: Entry[] = [
+  {
+    key: 'monitorEquip',
+    module: 'hazard',
+    table: 'monitor_equip',
+    rules: [thresholdOrder(['rangeMin', 'twoLevelLow', 'oneLevelLow', 'oneLevelHigh', 'twoLevelHigh', 'rangeMax'])],
+  },
+  { key: 'riskUnit', module: 'prevent', table: 'risk_unit' },
+  { key: 'riskEvents', module: 'prevent', table: 'risk_events' },
+  { key: 'riskMeasures', module: 'prevent', table: 'risk_measures', rules: [classifyPrefix] },
+  {
+    key: 'troubleshootTask',
+    module: 'prevent',
+    table: 'troubleshoot_task',
+    rules: [
+      requiredWhen(['workStartTime', 'workEndTime'], 'checkCycleUnit is 小时', ['checkCycleUnit'], (r) => r.checkCycleUnit === '小时'),
+      requiredWhen(['taskNum'], 'workType is not 0', ['workType'], (r) => r.workType != null && r.workType !== '0'),
+    ],
+  },
+  { key: 'troubleshootRecord', module: 'prevent', table: 'troubleshoot_record' },
+  {
+    key: 'troubleshootInfo',
+    module: 'prevent',
+    table: 'troubleshoot_info',
+    rules: [requiredWhen(['checkAcceptPerson', 'checkAcceptTime'], 'dangerState is 9', ['dangerState'], (r) => r.dangerState === '9')],
+  },
+  {
+    key: 'ticketBaseInfo',
+    module: 'prevent',
+    table: 'ticket_base_info',
+    rules: [
+      endAfterStart('planStartTime', 'planEndTime'),
+      workLevelForType,
+      requiredWhen(['contractorOrg'], 'isContractorWork is 1', ['isContractorWork'], (r) => r.isContractorWork === '1'),
+    ],
+  },
+  {
+    key: 'trainBaseInfo',
+    module: 'prevent',
+    table: 'train_base_info',
+    rules: [endAfterStart('trainStartTime', 'trainEndTime'), passNotAboveParticipants],
+  },
+]
+
+export class ResourceRegistry {
+  readonly all: ResourceDef[]
+  private readonly byKey: Map<string, ResourceDef>
+
+  constructor(document: OpenApiDocument) {
+    this.all = ENTRIES.map((entry) => describe(document, entry))
+    this.byKey = new Map(this.all.map((resource) => [resource.key, resource]))
+  }
+
+  get(key: string): ResourceDef {
+    const resource = this.byKey.get(key)
+    if (!resource) throw new Error(`unknown resource ${key}`)
+    return resource
+  }
+
+  /** The resources whose records name `parent` (for 1012 messages and push ordering). */
+  childrenOf(parent: string): { resource: ResourceDef; reference: Reference }[] {
+    return this.all.flatMap((resource) =>
+      resource.references.filter((reference) => reference.parent === parent).map((reference) => ({ resource, reference })),
+    )
+  }
+}
+
+function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
+  const schemaName = entry.key[0].toUpperCase() + entry.key.slice(1)
+  const schema = document.components?.schemas?.[schemaName]
+  if (!schema) throw new Error(`openapi.yaml has no components.schemas.${schemaName}`)
+  const fields: FieldDef[] = []
+  const uniqueFields: string[] = []
+  const references: Reference[] = []
+  for (const [name, property] of Object.entries<Record<string, any>>(schema.properties)) {
+    fields.push({ name, kind: kindOf(document, property) })
+    if (property['x-unique']) uniqueFields.push(name)
+    if (property['x-references']) references.push({ field: name, parent: property['x-references'] })
+  }
+  const machine = schema['x-state-machine']
+  return {
+    key: entry.key,
+    module: entry.module,
+    path: `${entry.module}/${entry.key}`,
+    table: entry.table,
+    schemaName,
+    fields,
+    uniqueFields,
+    references,
+    stateMachine: machine ? { field: machine.field, transitions: machine.transitions } : undefined,
+    rules: entry.rules ?? [],
+  }
+}
+
+function kindOf(document: OpenApiDocument, property: Record<string, any>): FieldKind {
+  const schema = resolveRef(document, property)
+  const types = [schema.type].flat().filter((type) => type && type !== 'null')
+  if (types.includes('integer')) return 'integer'
+  if (types.includes('number')) return 'number'
+  if (schema.format === 'date-time') return 'instant'
+  if (schema.format === 'date') return 'date'
+  // `oneOf: [{$ref: Instant}, {type: null}]` and similar wrappers
+  for (const variant of [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) {
+    const resolved = resolveRef(document, variant)
+    if (resolved.type !== 'null') return kindOf(document, resolved)
+  }
+  return 'string'
+}

@@ -1,0 +1,367 @@
+// SQL for the generic resource operations, built once per resource from the registry. Column names
+// come only from the registry (quoted); every value is a bound parameter. Each write is a single
+// statement in autocommit, so the record and its need to be pushed (sync_status 'pending') commit
+// together in one round trip; referential rules are the database's own foreign keys.
+import type pg from 'pg'
+import { BusinessError, Code } from '../http/business-error.ts'
+import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import type { InstantFormatter } from './instant-format.ts'
+
+export type ApiRecord = Record<string, unknown>
+
+/** Server-kept fields of every record (domain/FIELDS.md), in read order after the business fields. */
+export const SERVER_FIELDS: FieldDef[] = [
+  { name: 'companyCode', kind: 'string' },
+  { name: 'createTime', kind: 'instant' },
+  { name: 'updateTime', kind: 'instant' },
+  { name: 'createBy', kind: 'string' },
+  { name: 'updateBy', kind: 'string' },
+  { name: 'sync_status', kind: 'string' },
+  { name: 'sync_time', kind: 'instant' },
+]
+
+const quote = (name: string) => `"${name}"`
+
+export interface Page {
+  list: ApiRecord[]
+  total: number
+  pageNum: number
+  pageSize: number
+}
+
+export interface SearchQuery {
+  pageNum: number
+  pageSize: number
+  conditions: { field: string; op: string; value?: unknown }[]
+  orderBy: { field: string; direction?: 'asc' | 'desc' }[]
+}
+
+export interface WriteContext {
+  userName: string
+}
+
+/** The statements of one resource, prepared once. */
+class ResourceTable {
+  readonly resource: ResourceDef
+  readonly readable: Map<string, FieldDef>
+  private readonly selectList: string
+  private readonly insertSql: string
+  private readonly conflictSql: string
+  private readonly getSql: string
+  private readonly deleteSql: string
+
+  constructor(resource: ResourceDef) {
+    this.resource = resource
+    const table = quote(resource.table)
+    const readable = [...resource.fields, ...SERVER_FIELDS]
+    this.readable = new Map(readable.map((field) => [field.name, field]))
+    this.selectList = readable.map((field) => quote(field.name)).join(', ')
+
+    const names = resource.fields.map((field) => field.name)
+    const n = names.length
+    const params = names.map((_, i) => `$${i + 1}`)
+    // $n+1: companyCode, $n+2: user name
+    this.insertSql =
+      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
+    // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
+    const uniqueChecks = resource.uniqueFields.map(
+      (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} = $${i + 2}) AS ${quote('unique:' + field)}`,
+    )
+    this.conflictSql = `SELECT ${[...uniqueChecks, `EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS "id"`].join(', ')}`
+    this.getSql = `SELECT ${this.selectList}, version FROM ${table} WHERE id = $1 AND live`
+    this.deleteSql =
+      `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending' WHERE id = $1 AND live`
+  }
+
+  insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
+    return [this.insertSql, [...this.resource.fields.map((field) => record[field.name] ?? null), companyCode, userName]]
+  }
+
+  conflict(record: ApiRecord): [string, unknown[]] {
+    return [this.conflictSql, [record.id, ...this.resource.uniqueFields.map((field) => record[field])]]
+  }
+
+  get(id: string): [string, unknown[]] {
+    return [this.getSql, [id]]
+  }
+
+  delete(id: string, userName: string): [string, unknown[]] {
+    return [this.deleteSql, [id, userName]]
+  }
+
+  /**
+   * One statement: changes the live record only if a sent value differs (so a repeated update is a
+   * no-op that pushes nothing), and tells whether the record exists at all. With `expectedVersion`
+   * the change applies only to that version (read-check-write under optimistic concurrency).
+   */
+  update(id: string, patch: ApiRecord, userName: string, expectedVersion?: number): [string, unknown[]] {
+    const table = quote(this.resource.table)
+    const values: unknown[] = [id, userName]
+    const sets: string[] = []
+    const changes: string[] = []
+    for (const [name, value] of Object.entries(patch)) {
+      if (name === 'id') continue
+      values.push(value)
+      sets.push(`${quote(name)} = $${values.length}`)
+      changes.push(`${quote(name)} IS DISTINCT FROM $${values.length}`)
+    }
+    let guard = `id = $1 AND live AND (${changes.join(' OR ')})`
+    if (expectedVersion !== undefined) {
+      values.push(expectedVersion)
+      guard += ` AND version = $${values.length}`
+    }
+    const sql =
+      `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
+      `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending' WHERE ${guard} RETURNING id) ` +
+      `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
+    return [sql, values]
+  }
+
+  /** `list` and `search`: one statement answering the page and the total. */
+  page(query: SearchQuery): [string, unknown[]] {
+    const values: unknown[] = []
+    const where = ['live']
+    query.conditions.forEach((condition, index) => where.push(this.condition(condition, index, values)))
+    const order = query.orderBy.map(({ field, direction }) => {
+      const { name, kind } = this.field(field, 'orderBy')
+      return `${quote(name)}${kind === 'string' ? ' COLLATE "C"' : ''} ${direction === 'desc' ? 'DESC' : 'ASC'}`
+    })
+    order.push('"updateTime" DESC', 'id ASC')
+    values.push(query.pageSize, (query.pageNum - 1) * query.pageSize)
+    const sql =
+      `SELECT ${this.selectList}, count(*) OVER ()::int AS "__total" FROM ${quote(this.resource.table)} ` +
+      `WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')} LIMIT $${values.length - 1} OFFSET $${values.length}`
+    return [sql, values]
+  }
+
+  count(query: SearchQuery): [string, unknown[]] {
+    const values: unknown[] = []
+    const where = ['live']
+    query.conditions.forEach((condition, index) => where.push(this.condition(condition, index, values)))
+    return [`SELECT count(*)::int AS total FROM ${quote(this.resource.table)} WHERE ${where.join(' AND ')}`, values]
+  }
+
+  private field(name: string, at: string): FieldDef {
+    const field = this.readable.get(name)
+    if (!field) throw new BusinessError(Code.badParameter, `${at}.field: unknown field ${name}`)
+    return field
+  }
+
+  private condition(condition: SearchQuery['conditions'][number], index: number, values: unknown[]): string {
+    const at = `conditions[${index}]`
+    const field = this.field(condition.field, at)
+    const column = quote(field.name)
+    const { op, value } = condition
+    const bind = (bound: unknown) => {
+      values.push(bound)
+      return `$${values.length}`
+    }
+    switch (op) {
+      case 'isNull':
+        if (typeof value !== 'boolean') throw new BusinessError(Code.badParameter, `${at}.value: must be true or false for isNull`)
+        return `${column} IS ${value ? '' : 'NOT '}NULL`
+      case 'like':
+        if (field.kind !== 'string') throw new BusinessError(Code.badParameter, `${at}.op: like applies to text fields only, not ${field.name}`)
+        if (typeof value !== 'string') throw new BusinessError(Code.badParameter, `${at}.value: must be a string for like`)
+        // A literal substring match: % and _ mean themselves.
+        return `strpos(${column}, ${bind(value)}) > 0`
+      case 'in': {
+        if (!Array.isArray(value) || value.length === 0 || value.length > 500) {
+          throw new BusinessError(Code.badParameter, `${at}.value: must be an array of 1 to 500 values for in`)
+        }
+        value.forEach((item, i) => checkValue(field, item, `${at}.value[${i}]`))
+        return `${column} = ANY(${bind(value)}::${ARRAY_TYPES[field.kind]})`
+      }
+      case 'eq':
+      case 'ne':
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte': {
+        checkValue(field, value, `${at}.value`)
+        // ne never matches null (as SQL's <>); text compares in code-point order, whatever the locale.
+        const operator = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]
+        const collate = field.kind === 'string' ? ' COLLATE "C"' : ''
+        return `${column}${collate} ${operator} ${bind(value)}::${SCALAR_TYPES[field.kind]}`
+      }
+      default:
+        throw new BusinessError(Code.badParameter, `${at}.op: unknown operator ${op}`)
+    }
+  }
+}
+
+const SCALAR_TYPES: Record<FieldDef['kind'], string> = {
+  string: 'text',
+  number: 'double precision',
+  integer: 'integer',
+  instant: 'timestamptz',
+  date: 'date',
+}
+const ARRAY_TYPES: Record<FieldDef['kind'], string> = {
+  string: 'text[]',
+  number: 'double precision[]',
+  integer: 'integer[]',
+  instant: 'timestamptz[]',
+  date: 'date[]',
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+function checkValue(field: FieldDef, value: unknown, at: string): void {
+  const ok =
+    field.kind === 'string'
+      ? typeof value === 'string'
+      : field.kind === 'number'
+        ? typeof value === 'number' && Number.isFinite(value)
+        : field.kind === 'integer'
+          ? Number.isInteger(value)
+          : field.kind === 'instant'
+            ? typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value))
+            : typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value))
+  if (!ok) {
+    const expected = { string: 'a string', number: 'a number', integer: 'an integer', instant: 'an ISO 8601 instant with offset', date: 'a date YYYY-MM-DD' }[field.kind]
+    throw new BusinessError(Code.badParameter, `${at}: must be ${expected} for ${field.name}`)
+  }
+}
+
+export class ResourceStore {
+  private readonly pool: pg.Pool
+  private readonly registry: ResourceRegistry
+  private readonly tables: Map<string, ResourceTable>
+  private readonly companyCode: string
+  private readonly format: InstantFormatter
+
+  constructor(options: { pool: pg.Pool; registry: ResourceRegistry; companyCode: string; format: InstantFormatter }) {
+    this.pool = options.pool
+    this.registry = options.registry
+    this.companyCode = options.companyCode
+    this.format = options.format
+    this.tables = new Map(options.registry.all.map((resource) => [resource.key, new ResourceTable(resource)]))
+  }
+
+  private table(resource: ResourceDef): ResourceTable {
+    return this.tables.get(resource.key)!
+  }
+
+  /** Inserts a new record: 1001 when a unique field is taken, 1003 when the id was ever used, 1006 for a missing parent. */
+  async add(resource: ResourceDef, record: ApiRecord, context: WriteContext): Promise<void> {
+    const table = this.table(resource)
+    // A conflicting row can vanish (deleted) between the insert and the look-up: try again then.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const inserted = await this.run(resource, ...table.insert(record, this.companyCode, context.userName))
+      if (inserted.rowCount === 1) return
+      const [conflicts] = (await this.run(resource, ...table.conflict(record))).rows
+      for (const field of resource.uniqueFields) {
+        if (conflicts[`unique:${field}`]) throw new BusinessError(Code.duplicateUnique, `${field} already exists: ${record[field]}`)
+      }
+      if (conflicts.id) throw new BusinessError(Code.idExists, `id already exists: ${record.id}`)
+    }
+    throw new Error(`insert of ${resource.key} ${record.id} kept conflicting with a vanishing row`)
+  }
+
+  /** The live record with its version, or undefined. */
+  async get(resource: ResourceDef, id: string): Promise<{ record: ApiRecord; version: number } | undefined> {
+    const { rows } = await this.run(resource, ...this.table(resource).get(id))
+    if (rows.length === 0) return undefined
+    const { version, ...row } = rows[0]
+    return { record: this.toApi(resource, row), version }
+  }
+
+  /**
+   * Applies a partial update. Returns false when nothing changed (the same values again).
+   * With `expectedVersion`, throws VersionConflict when the record moved on meanwhile.
+   */
+  async update(resource: ResourceDef, id: string, patch: ApiRecord, context: WriteContext, expectedVersion?: number): Promise<boolean> {
+    const fields = Object.keys(patch).filter((name) => name !== 'id')
+    if (fields.length === 0) {
+      if (!(await this.get(resource, id))) throw notFound(id)
+      return false
+    }
+    const { rows } = await this.run(resource, ...this.table(resource).update(id, patch, context.userName, expectedVersion))
+    const [{ version, changed }] = rows
+    if (version === null) throw notFound(id)
+    if (changed === 0 && expectedVersion !== undefined && version !== expectedVersion) throw new VersionConflict()
+    return changed === 1
+  }
+
+  /** Tombstones a live record; deleting a missing or deleted one is a success. 1012 while live children name it. */
+  async delete(resource: ResourceDef, id: string, context: WriteContext): Promise<void> {
+    await this.run(resource, ...this.table(resource).delete(id, context.userName))
+  }
+
+  async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
+    const table = this.table(resource)
+    const { rows } = await this.run(resource, ...table.page(query))
+    let total = rows[0]?.__total ?? 0
+    if (rows.length === 0 && query.pageNum > 1) {
+      total = (await this.run(resource, ...table.count(query))).rows[0].total
+    }
+    return {
+      list: rows.map(({ __total, ...row }) => this.toApi(resource, row)),
+      total,
+      pageNum: query.pageNum,
+      pageSize: query.pageSize,
+    }
+  }
+
+  /** Database rows to the wire shape: instants in the configured zone, every field present. */
+  private toApi(resource: ResourceDef, row: Record<string, unknown>): ApiRecord {
+    const table = this.table(resource)
+    const record: ApiRecord = {}
+    for (const [name, field] of table.readable) {
+      const value = row[name]
+      record[name] = value instanceof Date && field.kind === 'instant' ? this.format(value) : (value ?? null)
+    }
+    return record
+  }
+
+  private async run(resource: ResourceDef, sql: string, values: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.pool.query(sql, values)
+    } catch (error) {
+      throw this.translate(resource, error, values)
+    }
+  }
+
+  /** Database refusals that are the caller's doing become business errors; the rest stay errors. */
+  private translate(resource: ResourceDef, error: unknown, values: unknown[]): unknown {
+    const pgError = error as { code?: string; constraint?: string; table?: string; detail?: string }
+    switch (pgError.code) {
+      case '23503': {
+        // Composite foreign keys are named <child table>_<field>_ref.
+        const child = this.registry.all.find((candidate) => candidate.table === pgError.table)
+        const field = pgError.constraint?.replace(`${pgError.table}_`, '').replace(/_ref$/, '')
+        const reference = child?.references.find((candidate) => candidate.field === field)
+        if (child && reference && child.key === resource.key) {
+          const missing = /\(([^,]*), t\)/.exec(pgError.detail ?? '')?.[1] ?? ''
+          return new BusinessError(Code.missingReference, `${reference.field}: referenced ${reference.parent} ${missing} does not exist`)
+        }
+        if (child && reference) {
+          return new BusinessError(Code.stillReferenced, `${resource.key} ${values[0]} is still referenced by ${child.key}.${reference.field}`)
+        }
+        return error
+      }
+      case '23505': {
+        const field = resource.uniqueFields.find((name) => pgError.detail?.includes(`("${name}")`) || pgError.detail?.includes(`(${name})`))
+        return field ? new BusinessError(Code.duplicateUnique, `${field} already exists`) : error
+      }
+      case '22007':
+      case '22008':
+      case '22003':
+      case '22P02':
+        return new BusinessError(Code.badParameter, `a value is out of range: ${pgError.code === '22003' ? 'number' : 'date or time'}`)
+      default:
+        return error
+    }
+  }
+}
+
+export class VersionConflict extends Error {}
+
+function notFound(id: string): BusinessError {
+  return new BusinessError(Code.notFound, `record not found: ${id}`)
+}

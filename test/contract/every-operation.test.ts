@@ -1,0 +1,68 @@
+// Every operation of the document is served and answers as the document says (the helper checks
+// each response against its schema). Each is called here at least once on its success path.
+import t from 'tap'
+import { listOperations, loadOpenApi } from '../../src/contract/openapi-document.ts'
+import { startService } from '../helpers/service.ts'
+import { PARENT_FIELD, record, RESOURCE_PATHS } from '../helpers/fixtures.ts'
+
+const { document } = loadOpenApi()
+const service = await startService(t)
+const token = await service.login()
+const called = new Set<string>()
+const operationIdOf = new Map(listOperations(document).map((operation) => [operation.path, operation.operationId]))
+
+async function ok(path: string, body?: unknown, callToken = token) {
+  const reply = await service.call(path, body, { token: callToken })
+  called.add(operationIdOf.get(path)!)
+  if (reply.body.code !== 0) throw new Error(`${path}: ${reply.status} ${reply.body.code} ${reply.body.msg}`)
+  return reply.body.data
+}
+
+t.test('the document lists the 72 operations of CONTRACT §1', async (t) => {
+  t.equal(listOperations(document).length, 72)
+})
+
+t.test('every resource operation', async (t) => {
+  const ids: Record<string, string> = {}
+  for (const resource of Object.keys(RESOURCE_PATHS)) {
+    const path = RESOURCE_PATHS[resource]
+    const id = `${resource}-1`
+    const parent = PARENT_FIELD[resource]
+    const overrides = parent ? { [parent[0]]: ids[parent[1]] } : {}
+    await ok(`${path}/add`, record(resource, id, overrides))
+    ids[resource] = id
+    const batch = await ok(`${path}/add-batch`, { list: [record(resource, `${resource}-2`, overrides)] })
+    t.same(batch, { succeeded: [`${resource}-2`], failed: [] }, resource)
+    const read = await ok(`${path}/getById`, { id })
+    t.equal(read.id, id)
+    const page = await ok(`${path}/list`, { pageNum: 1, pageSize: 10 })
+    t.equal(page.total, 2, `${resource} list`)
+    const found = await ok(`${path}/search`, { conditions: [{ field: 'id', op: 'eq', value: id }] })
+    t.equal(found.total, 1, `${resource} search`)
+    await ok(`${path}/update`, { id, ...(resource === 'riskUnit' ? { riskUnitName: 'changed' } : {}) })
+  }
+  for (const resource of Object.keys(RESOURCE_PATHS).reverse()) {
+    await ok(`${RESOURCE_PATHS[resource]}/delete`, { id: `${resource}-2` })
+  }
+})
+
+t.test('every system operation', async (t) => {
+  const session = await ok('/system/login', { userName: 'admin', password: 'admin-password-for-tests' })
+  await ok('/system/refresh', undefined, session.refresh_token)
+  await ok('/system/user/add', { userName: 'carol', password: 'carol-password', role: 'viewer' })
+  await ok('/system/user/update', { userName: 'carol', role: 'operator' })
+  const users = await ok('/system/user/list', { pageNum: 1, pageSize: 20 })
+  t.equal(users.total, 2)
+  await ok('/system/user/delete', { userName: 'carol' })
+  const status = await ok('/system/sync/status', {})
+  t.equal(status.resources.length, 9)
+  await ok('/system/sync/retry', {})
+  await ok('/system/logout', undefined, session.token)
+})
+
+t.test('no operation was left uncalled', async (t) => {
+  const missing = listOperations(document).map((operation) => operation.operationId).filter((id) => !called.has(id))
+  t.same(missing, [])
+})
+
+t.end()

@@ -1,0 +1,89 @@
+// CONTRACT §4: getById, list (paged, newest first) and search (conditions, orderBy, bound values).
+import t from 'tap'
+import { startService } from '../helpers/service.ts'
+import { record } from '../helpers/fixtures.ts'
+
+const service = await startService(t)
+const token = await service.login()
+const search = (body: unknown) => service.call('/prevent/riskUnit/search', body, { token })
+const ids = (reply: any) => reply.body.data.list.map((item: any) => item.id)
+
+for (const [id, name, level] of [
+  ['RU-1', 'Tank farm east', '1'],
+  ['RU-2', 'Tank farm west', '2'],
+  ['RU-3', 'Loading 100%_bay', '3'],
+  ['RU-4', 'Boiler house', null],
+  ['RU-5', 'Control room', '4'],
+] as const) {
+  await service.call('/prevent/riskUnit/add', record('riskUnit', id, { riskUnitName: name, riskLevel: level }), { token })
+}
+await service.call('/prevent/riskUnit/delete', { id: 'RU-5' }, { token })
+
+t.test('list pages newest first (updateTime desc, then id), with total', async (t) => {
+  const first = await service.call('/prevent/riskUnit/list', { pageNum: 1, pageSize: 2 }, { token })
+  t.equal(first.body.data.total, 4, 'deleted records are not read')
+  t.equal(first.body.data.pageNum, 1)
+  t.equal(first.body.data.pageSize, 2)
+  t.same(ids(first), ['RU-4', 'RU-3'])
+  const last = await service.call('/prevent/riskUnit/list', { pageNum: 2, pageSize: 2 }, { token })
+  t.same(ids(last), ['RU-2', 'RU-1'])
+  const past = await service.call('/prevent/riskUnit/list', { pageNum: 9, pageSize: 2 }, { token })
+  t.same(past.body.data.list, [])
+  t.equal(past.body.data.total, 4)
+  const defaults = await service.call('/prevent/riskUnit/list', {}, { token })
+  t.equal(defaults.body.data.pageSize, 20)
+  t.equal(defaults.body.data.pageNum, 1)
+})
+
+t.test('paging bounds are 1002', async (t) => {
+  for (const body of [{ pageNum: 0 }, { pageSize: 501 }, { pageSize: 0 }, { pageNum: '1' }, { pageNum: 1.5 }]) {
+    t.equal((await service.call('/prevent/riskUnit/list', body, { token })).body.code, 1002, JSON.stringify(body))
+  }
+})
+
+t.test('search: eq, ne, in, gt/lte, isNull', async (t) => {
+  t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'eq', value: '2' }] })), ['RU-2'])
+  t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'ne', value: '2' }], orderBy: [{ field: 'id', direction: 'asc' }] })), ['RU-1', 'RU-3'], 'ne never matches null')
+  t.same(ids(await search({ conditions: [{ field: 'id', op: 'in', value: ['RU-1', 'RU-3', 'RU-9'] }], orderBy: [{ field: 'id' }] })), ['RU-1', 'RU-3'])
+  t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'gt', value: '1' }, { field: 'riskLevel', op: 'lte', value: '3' }], orderBy: [{ field: 'id' }] })), ['RU-2', 'RU-3'])
+  t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'isNull', value: true }] })), ['RU-4'])
+  t.equal((await search({ conditions: [{ field: 'riskLevel', op: 'isNull', value: false }] })).body.data.total, 3)
+})
+
+t.test('search: like is a literal substring (% and _ are themselves)', async (t) => {
+  t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: 'Tank' }], orderBy: [{ field: 'id' }] })), ['RU-1', 'RU-2'])
+  t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: '100%_' }] })), ['RU-3'])
+  t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: '%' }] })), ['RU-3'])
+  t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: "'; DROP TABLE risk_unit; --" }] })), [])
+})
+
+t.test('search: server-kept fields in conditions and orderBy', async (t) => {
+  t.equal((await search({ conditions: [{ field: 'sync_status', op: 'eq', value: 'pending' }] })).body.data.total, 4)
+  t.equal((await search({ conditions: [{ field: 'createTime', op: 'gt', value: '2000-01-01T00:00:00Z' }] })).body.data.total, 4)
+  t.same(ids(await search({ orderBy: [{ field: 'createTime', direction: 'asc' }] })), ['RU-1', 'RU-2', 'RU-3', 'RU-4'])
+  t.same(ids(await search({ orderBy: [{ field: 'riskUnitName', direction: 'desc' }] })), ['RU-2', 'RU-1', 'RU-3', 'RU-4'])
+})
+
+t.test('search: unknown fields, operators and ill-typed values are 1002', async (t) => {
+  const bad = [
+    { conditions: [{ field: 'colour', op: 'eq', value: 'x' }] },
+    { conditions: [{ field: 'riskLevel', op: 'regex', value: 'x' }] },
+    { conditions: [{ field: 'riskLevel', op: 'in', value: [] }] },
+    { conditions: [{ field: 'riskLevel', op: 'in', value: 'x' }] },
+    { conditions: [{ field: 'riskLevel', op: 'isNull', value: 'yes' }] },
+    { conditions: [{ field: 'longitude', op: 'gt', value: 'east' }] },
+    { conditions: [{ field: 'longitude', op: 'like', value: '1' }] },
+    { conditions: [{ field: 'createTime', op: 'gt', value: 'yesterday' }] },
+    { orderBy: [{ field: 'colour' }] },
+    { orderBy: [{ field: 'id', direction: 'sideways' }] },
+  ]
+  for (const body of bad) t.equal((await search(body)).body.code, 1002, JSON.stringify(body))
+})
+
+t.test('getById answers the record; a missing or deleted id is 1004', async (t) => {
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-1' }, { token })).body.data.riskUnitName, 'Tank farm east')
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-5' }, { token })).body.code, 1004)
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-404' }, { token })).body.code, 1004)
+})
+
+t.end()
