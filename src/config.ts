@@ -48,13 +48,15 @@ const schema = {
   },
 } as const
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
 
 /** Parses the environment; throws ConfigError with a one-line reason naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   let raw: Record<string, any>
   try {
-    raw = envSchema({ schema, data: env, dotenv: false })
+    raw = envSchema({ schema, data: env, env: false, dotenv: false })
   } catch (error) {
     // env-schema reports "env/PORT must be <= 65535"; keep that one line.
     throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/^env\/?/, '')}`)

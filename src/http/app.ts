@@ -121,20 +121,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
     keyGenerator: (request) => (request.caller ? `user:${request.caller.userName}` : `ip:${request.ip}`),
     errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
   })
-  const loginLimits = [
-    app.rateLimit({
-      max: config.rateLimitLoginMax,
-      timeWindow: config.rateLimitWindowMs,
-      keyGenerator: (request) => `login-ip:${request.ip}`,
-      errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `too many logins: retry in ${Math.ceil(context.ttl / 1000)} s`),
-    }),
-    app.rateLimit({
+  // Login counts against two limits at once, the user name's and the address's. (The plugin's own
+  // route hooks run one limiter per request, so both are checked here.)
+  const loginLimiters = [
+    app.createRateLimit({ max: config.rateLimitLoginMax, timeWindow: config.rateLimitWindowMs, keyGenerator: (request) => `login-ip:${request.ip}` }),
+    app.createRateLimit({
       max: config.rateLimitLoginMax,
       timeWindow: config.rateLimitWindowMs,
       keyGenerator: (request) => `login-user:${String((request.body as { userName?: unknown } | undefined)?.userName ?? '')}`,
-      errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `too many logins: retry in ${Math.ceil(context.ttl / 1000)} s`),
     }),
   ]
+  const loginLimit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const results = await Promise.all(loginLimiters.map((limiter) => limiter(request)))
+    const exceeded = results.flatMap((result) => (!result.isAllowed && result.isExceeded ? [result] : []))
+    if (exceeded.length > 0) {
+      const retryAfter = Math.max(...exceeded.map((result) => result.ttlInSeconds))
+      reply.header('retry-after', String(retryAfter))
+      throw new BusinessError(Code.rateLimited, `too many logins: retry in ${retryAfter} s`)
+    }
+  }
 
   const itemValidators = new Map<string, Validator>(
     registry.all.map((resource) => [resource.key, ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components })]),
@@ -151,7 +156,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)
       if (operationId === 'systemLogin') {
-        return { handler, config: { rateLimit: false }, preValidation: loginLimits }
+        return { handler, config: { rateLimit: false }, preValidation: loginLimit }
       }
       return { handler }
     }) as never,

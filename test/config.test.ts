@@ -1,0 +1,47 @@
+// CONTRACT §8: every variable validated at start; a bad value is one line naming the variable.
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { loadConfig } from '../src/config.ts'
+
+const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/x' }
+
+t.test('defaults', async (t) => {
+  const config = loadConfig(base)
+  t.match(config, { edition: 'enterprise', port: 3000, companyCode: '000000000', timeZone: '+08:00', rateLimitMax: 1200, rateLimitLoginMax: 10 })
+})
+
+t.test('bad values are refused, naming the variable', async (t) => {
+  const cases: Record<string, string>[] = [
+    { PORT: '70000' },
+    { PORT: 'abc' },
+    { EDITION: 'central' },
+    { COMPANY_CODE: '12345' },
+    { TZ: 'Mars/Olympus' },
+    { JWT_SECRET: 'short' },
+    { PARK_URL: 'http://park:3100' },
+    { DATABASE_URL: 'mysql://x' },
+  ]
+  for (const env of cases) {
+    const name = Object.keys(env)[0]
+    t.throws(() => loadConfig({ ...base, ...env }), { name: 'ConfigError' }, name)
+    try {
+      loadConfig({ ...base, ...env })
+    } catch (error) {
+      t.match((error as Error).message, new RegExp(name.split('_')[0]), `${name} is named`)
+      t.notMatch((error as Error).message, /\n/, 'one line')
+    }
+  }
+  t.throws(() => loadConfig({}), /DATABASE_URL/)
+})
+
+t.test('the service refuses to start on a bad value with one line and a non-zero exit', async (t) => {
+  const run = promisify(execFile)
+  // The service itself, without tap's loaders.
+  const failure = await run(process.execPath, ['src/main.ts'], { env: { ...process.env, NODE_OPTIONS: '', ...base, PORT: '-1' } }).catch((error) => error)
+  t.not(failure.code, 0)
+  t.match(failure.stderr.trim(), /^invalid configuration: .*PORT/)
+  t.equal(failure.stderr.trim().split('\n').length, 1)
+})
+
+t.end()
