@@ -48,12 +48,15 @@ export class AuthService {
   private readonly state: AuthState
   private readonly jwt: JWT
   private readonly clock: () => number
+  /** Only an injected clock (tests) needs per-call verification options; otherwise the cached verifier serves. */
+  private readonly verifyOptions: object | undefined
 
-  constructor(options: { prisma: Prisma; state: AuthState; jwt: JWT; clock: () => number }) {
+  constructor(options: { prisma: Prisma; state: AuthState; jwt: JWT; clock?: () => number }) {
     this.prisma = options.prisma
     this.state = options.state
     this.jwt = options.jwt
-    this.clock = options.clock
+    this.clock = options.clock ?? Date.now
+    this.verifyOptions = options.clock ? { algorithms: ['HS256'], clockTimestamp: 0 } : undefined
   }
 
   /**
@@ -64,7 +67,9 @@ export class AuthService {
   authenticate(token: string, kind: TokenKind): Caller {
     let claims: TokenClaims
     try {
-      claims = this.jwt.verify<TokenClaims>(token, { algorithms: ['HS256'], clockTimestamp: this.clock() } as never)
+      claims = this.verifyOptions
+        ? this.jwt.verify<TokenClaims>(token, { ...this.verifyOptions, clockTimestamp: this.clock() } as never)
+        : this.jwt.verify<TokenClaims>(token)
     } catch {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
     }
@@ -188,7 +193,6 @@ export class AuthService {
 
   private sign(userName: string, typ: TokenKind, sid: string, gen: number, lifetimeSeconds: number): string {
     return this.jwt.sign({ sub: userName, typ, sid, gen }, {
-      algorithm: 'HS256',
       expiresIn: lifetimeSeconds,
       clockTimestamp: this.clock(),
     } as never)

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import fastifyJwt from '@fastify/jwt'
 import fastifyRateLimit from '@fastify/rate-limit'
 import openapiGlue from 'fastify-openapi-glue'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { AuthService, type Caller } from '../auth/auth-service.ts'
 import { AuthState } from '../auth/auth-state.ts'
 import type { Config } from '../config.ts'
@@ -53,7 +53,6 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelop
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options
-  const clock = options.clock ?? Date.now
   const { document, yaml } = loadOpenApi()
 
   await migrate(database.pool)
@@ -70,8 +69,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Request ids for the log lines; never trust a caller's.
-    genReqId: () => randomBytes(8).toString('hex'),
+    // Request ids for the log lines, unique across instances; never trust a caller's.
+    genReqId: () => randomUUID(),
   })
   app.decorateRequest('caller', null)
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
@@ -89,8 +88,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.code(404).send(failure(Code.noSuchPath, `no such operation: ${request.method} ${request.url.split('?')[0]}`)),
   )
 
-  await app.register(fastifyJwt, { secret: config.jwtSecret ?? (await storedJwtSecret(database)) })
-  const auth = new AuthService({ prisma: database.prisma, state: authState, jwt: app.jwt, clock })
+  await app.register(fastifyJwt, {
+    secret: config.jwtSecret ?? (await storedJwtSecret(database)),
+    sign: { algorithm: 'HS256' },
+    // Verified tokens are cached (until they expire): revocation, disabled users and roles are
+    // checked after verification, on every request, from AuthState.
+    verify: { algorithms: ['HS256'], cache: 10_000 },
+  })
+  const auth = new AuthService({ prisma: database.prisma, state: authState, jwt: app.jwt, clock: options.clock })
   const generatedAdminPassword = await auth.ensureAdmin(config.adminPassword)
 
   const policies = operationPolicies(document)
