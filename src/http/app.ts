@@ -11,13 +11,14 @@ import { AuthState } from '../auth/auth-state.ts'
 import type { Config } from '../config.ts'
 import { listOperations, loadOpenApi, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { createAjv, describeErrors, isNotAnObject, type Validator } from '../contract/validation.ts'
+import { Idempotency } from '../operations/idempotency.ts'
 import { ResourceOperations } from '../operations/resource-operations.ts'
 import { SystemOperations } from '../operations/system-operations.ts'
 import { ResourceRegistry } from '../resources/resource-registry.ts'
 import { isDatabaseUnavailable, type Database } from '../store/database.ts'
 import { instantFormatter } from '../store/instant-format.ts'
 import { latestMigrationVersion, migrate } from '../store/migrate.ts'
-import { ResourceStore } from '../store/resource-store.ts'
+import { ResourceStore, type WriteContext } from '../store/resource-store.ts'
 import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf, success, type Envelope } from './business-error.ts'
 
 declare module 'fastify' {
@@ -152,7 +153,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const store = new ResourceStore({ pool: database.pool, registry, companyCode: config.companyCode, format })
   const resources = new ResourceOperations({ store, itemValidators })
   const system = new SystemOperations({ auth, pool: database.pool, registry, format })
-  const handlers = operationHandlers(document, registry, resources, system)
+  const idempotency = new Idempotency({ pool: database.pool, ttlHours: config.idempotencyTtlHours })
+  const handlers = operationHandlers(document, registry, resources, system, idempotency)
 
   await app.register(openapiGlue, {
     specification: runtimeSpecification(document),
@@ -244,10 +246,14 @@ function operationPolicies(document: OpenApiDocument): Map<string, OperationPoli
 
 /**
  * The document as the router uses it: batch items are validated one by one by the handler (a bad
- * item fails alone, with its own code), so the request schema accepts any item.
+ * item fails alone, with its own code), so the request schema accepts any item; header parameters
+ * are named as Node presents them, in lower case, so their schemas apply.
  */
 function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
   const specification = structuredClone(document)
+  for (const parameter of Object.values<Record<string, any>>(specification.components.parameters ?? {})) {
+    if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase()
+  }
   for (const schema of Object.values<Record<string, any>>(specification.components.schemas)) {
     for (const property of Object.values<Record<string, any>>(schema.properties ?? {})) {
       if (property['x-batch-items']) property.items = {}
@@ -256,24 +262,37 @@ function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
   return specification
 }
 
-function operationHandlers(document: OpenApiDocument, registry: ResourceRegistry, resources: ResourceOperations, system: SystemOperations): Map<string, Handler> {
+function operationHandlers(
+  document: OpenApiDocument,
+  registry: ResourceRegistry,
+  resources: ResourceOperations,
+  system: SystemOperations,
+  idempotency: Idempotency,
+): Map<string, Handler> {
   const handlers = new Map<string, Handler>()
   const body = (request: FastifyRequest) => request.body as any
-  const writer = (request: FastifyRequest) => ({ userName: request.caller!.userName })
+  type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
+  /** A write runs once per Idempotency-Key when the caller sends one. */
+  const write = (operationId: string, run: Write): Handler => async (request) => {
+    const userName = request.caller!.userName
+    const key = request.headers['idempotency-key']
+    if (typeof key !== 'string') return run(request, { userName })
+    return idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
+  }
   for (const { operationId, spec } of listOperations(document)) {
     const key = spec['x-resource']
     if (!key) continue
     const resource = registry.get(key)
     const action: string = spec['x-action']
-    const handler: Handler = {
-      add: async (request: FastifyRequest) => (await resources.add(resource, body(request), writer(request)), success()),
-      update: async (request: FastifyRequest) => (await resources.update(resource, body(request), writer(request)), success()),
-      delete: async (request: FastifyRequest) => (await resources.delete(resource, body(request).id, writer(request)), success()),
+    const handler: Handler | undefined = {
+      add: write(operationId, async (request, context) => (await resources.add(resource, body(request), context), success())),
+      update: write(operationId, async (request, context) => (await resources.update(resource, body(request), context), success())),
+      delete: write(operationId, async (request, context) => (await resources.delete(resource, body(request).id, context), success())),
+      addBatch: write(operationId, async (request, context) => success(await resources.addBatch(resource, body(request).list, context))),
       getById: async (request: FastifyRequest) => success(await resources.getById(resource, body(request).id)),
       list: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
       search: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
-      addBatch: async (request: FastifyRequest) => success(await resources.addBatch(resource, body(request).list, writer(request))),
-    }[action]!
+    }[action]
     if (!handler) throw new Error(`unknown x-action ${action} on ${operationId}`)
     handlers.set(operationId, handler)
   }

@@ -39,7 +39,7 @@ export class ResourceOperations {
       return
     }
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      const current = await this.store.get(resource, id)
+      const current = await this.store.get(resource, id, context.db)
       if (!current) throw new BusinessError(Code.notFound, `record not found: ${id}`)
       checkRules(resource, { ...current.record, ...patch })
       checkTransition(resource, current.record, patch)

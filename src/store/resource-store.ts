@@ -36,8 +36,13 @@ export interface SearchQuery {
   orderBy: { field: string; direction?: 'asc' | 'desc' }[]
 }
 
+/** The pool, or one client inside a transaction (an idempotent write). */
+export type Queryable = Pick<pg.Pool, 'query'>
+
 export interface WriteContext {
   userName: string
+  /** Where the write runs; the pool (autocommit) when absent. */
+  db?: Queryable
 }
 
 /** The statements of one resource, prepared once. */
@@ -252,9 +257,9 @@ export class ResourceStore {
     const table = this.table(resource)
     // A conflicting row can vanish (deleted) between the insert and the look-up: try again then.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await this.run(resource, ...table.insert(record, this.companyCode, context.userName))
+      const inserted = await this.run(resource, table.insert(record, this.companyCode, context.userName), context.db)
       if (inserted.rowCount === 1) return
-      const [conflicts] = (await this.run(resource, ...table.conflict(record))).rows
+      const [conflicts] = (await this.run(resource, table.conflict(record), context.db)).rows
       for (const field of resource.uniqueFields) {
         if (conflicts[`unique:${field}`]) throw new BusinessError(Code.duplicateUnique, `${field} already exists: ${record[field]}`)
       }
@@ -264,8 +269,8 @@ export class ResourceStore {
   }
 
   /** The live record with its version, or undefined. */
-  async get(resource: ResourceDef, id: string): Promise<{ record: ApiRecord; version: number } | undefined> {
-    const { rows } = await this.run(resource, ...this.table(resource).get(id))
+  async get(resource: ResourceDef, id: string, db?: Queryable): Promise<{ record: ApiRecord; version: number } | undefined> {
+    const { rows } = await this.run(resource, this.table(resource).get(id), db)
     if (rows.length === 0) return undefined
     const { version, ...row } = rows[0]
     return { record: this.toApi(resource, row), version }
@@ -278,10 +283,10 @@ export class ResourceStore {
   async update(resource: ResourceDef, id: string, patch: ApiRecord, context: WriteContext, expectedVersion?: number): Promise<boolean> {
     const fields = Object.keys(patch).filter((name) => name !== 'id')
     if (fields.length === 0) {
-      if (!(await this.get(resource, id))) throw notFound(id)
+      if (!(await this.get(resource, id, context.db))) throw notFound(id)
       return false
     }
-    const { rows } = await this.run(resource, ...this.table(resource).update(id, patch, context.userName, expectedVersion))
+    const { rows } = await this.run(resource, this.table(resource).update(id, patch, context.userName, expectedVersion), context.db)
     const [{ version, changed }] = rows
     if (version === null) throw notFound(id)
     if (changed === 0 && expectedVersion !== undefined && version !== expectedVersion) throw new VersionConflict()
@@ -290,15 +295,15 @@ export class ResourceStore {
 
   /** Tombstones a live record; deleting a missing or deleted one is a success. 1012 while live children name it. */
   async delete(resource: ResourceDef, id: string, context: WriteContext): Promise<void> {
-    await this.run(resource, ...this.table(resource).delete(id, context.userName))
+    await this.run(resource, this.table(resource).delete(id, context.userName), context.db)
   }
 
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
-    const { rows } = await this.run(resource, ...table.page(query))
+    const { rows } = await this.run(resource, table.page(query))
     let total = rows[0]?.__total ?? 0
     if (rows.length === 0 && query.pageNum > 1) {
-      total = (await this.run(resource, ...table.count(query))).rows[0].total
+      total = (await this.run(resource, table.count(query))).rows[0].total
     }
     return {
       list: rows.map(({ __total, ...row }) => this.toApi(resource, row)),
@@ -319,9 +324,9 @@ export class ResourceStore {
     return record
   }
 
-  private async run(resource: ResourceDef, sql: string, values: unknown[]): Promise<pg.QueryResult> {
+  private async run(resource: ResourceDef, [sql, values]: [string, unknown[]], db: Queryable = this.pool): Promise<pg.QueryResult> {
     try {
-      return await this.pool.query(sql, values)
+      return await db.query(sql, values)
     } catch (error) {
       throw this.translate(resource, error, values)
     }

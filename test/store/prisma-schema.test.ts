@@ -29,7 +29,7 @@ const database = openDatabase(url)
 t.after(() => database.close())
 await migrate(database.pool)
 
-const PRISMA_TO_PG: Record<string, string> = { String: 'text', Int: 'int4', Float: 'float8', Boolean: 'bool', BigInt: 'int8', DateTime: 'timestamptz' }
+const PRISMA_TO_PG: Record<string, string> = { String: 'text', Int: 'int4', Float: 'float8', Boolean: 'bool', BigInt: 'int8', DateTime: 'timestamptz', Json: 'jsonb' }
 
 t.test('every Prisma model is a table with the same columns, types and nullability', async (t) => {
   const { rows } = await database.pool.query(
@@ -41,7 +41,7 @@ t.test('every Prisma model is a table with the same columns, types and nullabili
     tables.get(row.table_name)!.set(row.column_name, { type: row.udt_name, nullable: row.is_nullable === 'YES' })
   }
   const models = await prismaModels()
-  t.equal(models.length, 12)
+  t.equal(models.length, 13)
   t.same(models.map((model) => model.table).sort(), [...tables.keys()].sort(), 'the same tables')
   for (const model of models) {
     const columns = tables.get(model.table)!

@@ -1,0 +1,103 @@
+// Idempotency-Key on writes (CONTRACT §5). The key is claimed, the write done and its answer stored
+// in one transaction: a repeat with the same key and body replays the stored answer; a different
+// body (or operation) under the key is 1007; a concurrent request with the key waits on the
+// uncommitted key row and then replays; a write that failed unexpectedly rolls back, key included,
+// so its retry runs afresh. Keys are scoped per user and expire after IDEMPOTENCY_TTL_HOURS.
+import { createHash } from 'node:crypto'
+import type pg from 'pg'
+import { BusinessError, Code, failure, type Envelope } from '../http/business-error.ts'
+import type { Queryable } from '../store/resource-store.ts'
+
+export interface IdempotentRequest {
+  userName: string
+  key: string
+  operationId: string
+  body: unknown
+}
+
+export class Idempotency {
+  private readonly pool: pg.Pool
+  private readonly ttlSeconds: number
+
+  constructor(options: { pool: pg.Pool; ttlHours: number }) {
+    this.pool = options.pool
+    this.ttlSeconds = Math.round(options.ttlHours * 3600)
+  }
+
+  async run(request: IdempotentRequest, write: (db: Queryable) => Promise<Envelope>): Promise<Envelope> {
+    const bodyHash = createHash('sha256').update(canonicalJson(request.body ?? null)).digest('base64url')
+    const client = await this.pool.connect()
+    let release: Error | undefined
+    try {
+      await client.query('BEGIN')
+      await client.query('DELETE FROM idempotency_key WHERE "userName" = $1 AND key = $2 AND "expiresAt" < now()', [request.userName, request.key])
+      // Waits here while another transaction holds the same key, until it commits or rolls back.
+      const claimed = await client.query(
+        `INSERT INTO idempotency_key ("userName", key, "operationId", "bodyHash", "expiresAt")
+         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) ON CONFLICT DO NOTHING RETURNING key`,
+        [request.userName, request.key, request.operationId, bodyHash, this.ttlSeconds],
+      )
+      if (claimed.rowCount === 0) {
+        const { rows } = await client.query(
+          'SELECT "operationId", "bodyHash", response FROM idempotency_key WHERE "userName" = $1 AND key = $2',
+          [request.userName, request.key],
+        )
+        await client.query('ROLLBACK')
+        const stored = rows[0]
+        if (!stored) return this.run(request, write) // expired and removed meanwhile: claim it afresh
+        if (stored.operationId !== request.operationId || stored.bodyHash !== bodyHash) {
+          throw new BusinessError(Code.idempotencyMismatch, 'Idempotency-Key reused with a different body')
+        }
+        return stored.response as Envelope
+      }
+      let answer: Envelope
+      try {
+        answer = await write(savepointed(client))
+      } catch (error) {
+        // A business refusal is an answer like any other: kept and replayed.
+        if (!(error instanceof BusinessError)) throw error
+        answer = failure(error.code, error.message)
+      }
+      await client.query('UPDATE idempotency_key SET response = $3 WHERE "userName" = $1 AND key = $2', [request.userName, request.key, answer])
+      await client.query('COMMIT')
+      return answer
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (release = rollbackError))
+      throw error
+    } finally {
+      client.release(release)
+    }
+  }
+}
+
+/**
+ * Each statement in its own savepoint: one the database refuses (a foreign key, a unique field)
+ * undoes only itself, and the transaction goes on, as autocommit statements would.
+ */
+function savepointed(client: pg.PoolClient): Queryable {
+  return {
+    async query(sql: string, values?: unknown[]) {
+      await client.query('SAVEPOINT statement')
+      try {
+        const result = await client.query(sql, values)
+        await client.query('RELEASE SAVEPOINT statement')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK TO SAVEPOINT statement')
+        throw error
+      }
+    },
+  } as Queryable
+}
+
+/** JSON with object keys sorted, so the same body hashes alike however its keys were ordered. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value)
+}
