@@ -1750,7 +1750,7 @@ export type components = {
         Id: string;
         /**
          * Format: date-time
-         * @description Instant, ISO 8601 / RFC 3339 with an offset: `YYYY-MM-DDThh:mm:ss[.fff]+hh:mm`. Any offset is accepted, `Z` included; an instant without offset answers 1002. Instants are returned in the configured zone (`TZ`, default +08:00), e.g. `2026-11-21T05:02:35Z` is returned as `2026-11-21T13:02:35+08:00`.
+         * @description Instant, ISO 8601 / RFC 3339 with an offset: `YYYY-MM-DDThh:mm:ss+hh:mm`. Any offset is accepted, `Z` included; an instant without offset answers 1002. Instants are kept to the second (a fraction of a second, if sent, is dropped) and returned in the configured zone (`TZ`, default +08:00) in the form `YYYY-MM-DDThh:mm:ss+hh:mm`, e.g. `2026-11-21T05:02:35Z` is returned as `2026-11-21T13:02:35+08:00`.
          * @example 2026-11-21T13:02:35+08:00
          * @example 2026-11-21T05:02:35Z
          */

@@ -1,5 +1,5 @@
-// Instants are written back in the configured zone (CONTRACT §3): `2026-11-21T13:02:35+08:00`,
-// with milliseconds only when they are not zero.
+// Instants are written back in the configured zone (CONTRACT §3), in the spec's wire form
+// `2026-11-21T13:02:35+08:00`: to the second.
 
 export type InstantFormatter = (instant: Date) => string
 
@@ -18,9 +18,7 @@ export function instantFormatter(zone: string): InstantFormatter {
 }
 
 function render(instant: Date, offsetMinutes: number, suffix: string): string {
-  const shifted = new Date(instant.getTime() + offsetMinutes * 60_000).toISOString()
-  const milliseconds = shifted.slice(19, 23)
-  return shifted.slice(0, 19) + (milliseconds === '.000' ? '' : milliseconds) + suffix
+  return new Date(instant.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 19) + suffix
 }
 
 function fixedOffsetMinutes(zone: string): number | undefined {
@@ -34,4 +32,9 @@ function offsetText(minutes: number): string {
   const sign = minutes < 0 ? '-' : '+'
   const absolute = Math.abs(minutes)
   return `${sign}${String(Math.floor(absolute / 60)).padStart(2, '0')}:${String(absolute % 60).padStart(2, '0')}`
+}
+
+/** Instants sent by callers are kept to the second, as they are written back: a fraction is dropped. */
+export function toSecond(instant: string): string {
+  return instant.replace(/(T\d{2}:\d{2}:\d{2})\.\d+/i, '$1')
 }

@@ -5,7 +5,7 @@
 import type pg from 'pg'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import type { InstantFormatter } from './instant-format.ts'
+import { toSecond, type InstantFormatter } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -81,7 +81,12 @@ class ResourceTable {
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
-    return [this.insertSql, [...this.resource.fields.map((field) => record[field.name] ?? null), companyCode, userName]]
+    return [this.insertSql, [...this.resource.fields.map((field) => this.bind(field.name, record[field.name] ?? null)), companyCode, userName]]
+  }
+
+  /** A value as stored: instants to the second. */
+  private bind(name: string, value: unknown): unknown {
+    return typeof value === 'string' && this.readable.get(name)?.kind === 'instant' ? toSecond(value) : value
   }
 
   conflict(record: ApiRecord): [string, unknown[]] {
@@ -108,7 +113,7 @@ class ResourceTable {
     const changes: string[] = []
     for (const [name, value] of Object.entries(patch)) {
       if (name === 'id') continue
-      values.push(value)
+      values.push(this.bind(name, value))
       sets.push(`${quote(name)} = $${values.length}`)
       changes.push(`${quote(name)} IS DISTINCT FROM $${values.length}`)
     }

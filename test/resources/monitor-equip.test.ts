@@ -18,12 +18,19 @@ t.test('add stores every field and reads return it with the server-kept fields',
   const { companyCode, createTime, updateTime, createBy, updateBy, sync_status, sync_time, ...fields } = read.body.data
   t.same(fields, { ...sent, checkTime: '2026-11-21T13:02:35+08:00' }, 'instants come back in +08:00')
   t.equal(companyCode, '000000000')
-  t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?\+08:00$/)
+  t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, 'the spec\'s wire form, to the second')
   t.equal(createTime, updateTime)
   t.equal(createBy, 'admin')
   t.equal(updateBy, 'admin')
   t.equal(sync_status, 'pending')
   t.equal(sync_time, null)
+})
+
+t.test('instants are kept to the second and written back in +08:00', async (t) => {
+  t.equal((await call('add', record('monitorEquip', 'ME-T', { checkTime: '2026-10-01T05:02:35.789Z' }))).body.code, 0)
+  t.equal((await call('getById', { id: 'ME-T' })).body.data.checkTime, '2026-10-01T13:02:35+08:00')
+  const found = await call('search', { conditions: [{ field: 'checkTime', op: 'eq', value: '2026-10-01T13:02:35+08:00' }] })
+  t.same(found.body.data.list.map((item: any) => item.id), ['ME-T'], 'what is read back finds the record')
 })
 
 t.test('a duplicate monitorCode answers 1001 and writes nothing', async (t) => {
