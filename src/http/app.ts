@@ -183,6 +183,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   })
 
+  // --- operator surfaces (Swagger UI, metrics): registered here, implemented in their own modules ---
+  // --- end of operator surfaces ---
+
   await app.ready()
   return {
     fastify: app,
