@@ -4848,6 +4848,8 @@ export type components = {
         };
     };
     parameters: {
+        /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+        SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
         IdempotencyKey: string;
     };
@@ -5327,6 +5329,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -5556,6 +5560,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -5785,6 +5791,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -6014,6 +6022,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -6243,6 +6253,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -6472,6 +6484,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -6701,6 +6715,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -6930,6 +6946,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;
@@ -7159,6 +7177,8 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
             cookie?: never;

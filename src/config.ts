@@ -22,6 +22,14 @@ export interface Config {
   bodyLimit: number
   idempotencyTtlHours: number
   logLevel: string
+  push: {
+    retryLimit: number
+    retryDelayMaxSeconds: number
+    batchSize: number
+    expireInSeconds: number
+    failedRetrySeconds: number
+    parkTimeoutMs: number
+  }
 }
 
 const schema = {
@@ -44,6 +52,12 @@ const schema = {
     RATE_LIMIT_WINDOW_MS: { type: 'integer', minimum: 1000, default: 60000 },
     BODY_LIMIT: { type: 'integer', minimum: 1024, default: 32 * 1024 * 1024 },
     IDEMPOTENCY_TTL_HOURS: { type: 'number', exclusiveMinimum: 0, default: 24 },
+    SYNC_RETRY_LIMIT: { type: 'integer', minimum: 0, maximum: 1000, default: 10 },
+    SYNC_RETRY_DELAY_MAX_SECONDS: { type: 'integer', minimum: 1, default: 30 },
+    SYNC_BATCH_SIZE: { type: 'integer', minimum: 1, maximum: 500, default: 200 },
+    SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 60 },
+    SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
+    PARK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   },
 } as const
@@ -83,6 +97,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: raw.BODY_LIMIT,
     idempotencyTtlHours: raw.IDEMPOTENCY_TTL_HOURS,
     logLevel: raw.LOG_LEVEL,
+    push: {
+      retryLimit: raw.SYNC_RETRY_LIMIT,
+      retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
+      batchSize: raw.SYNC_BATCH_SIZE,
+      expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
+      failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
+      parkTimeoutMs: raw.PARK_TIMEOUT_MS,
+    },
   }
   const parkSettings = [config.parkUrl, config.parkUser, config.parkPassword].filter((value) => value !== undefined)
   if (parkSettings.length !== 0 && parkSettings.length !== 3) {

@@ -14,12 +14,18 @@ import { createAjv, describeErrors, isNotAnObject, type Validator } from '../con
 import { Idempotency } from '../operations/idempotency.ts'
 import { ResourceOperations } from '../operations/resource-operations.ts'
 import { SystemOperations } from '../operations/system-operations.ts'
-import { ResourceRegistry } from '../resources/resource-registry.ts'
+import { ResourceRegistry, type ResourceDef } from '../resources/resource-registry.ts'
 import { isDatabaseUnavailable, type Database } from '../store/database.ts'
 import { instantFormatter } from '../store/instant-format.ts'
 import { latestMigrationVersion, migrate } from '../store/migrate.ts'
 import { ResourceStore, type WriteContext } from '../store/resource-store.ts'
-import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf, success, type Envelope } from './business-error.ts'
+import { SyncStore } from '../store/sync-store.ts'
+import { ParkClient } from '../park/park-client.ts'
+import { ParkPush } from '../park/park-push.ts'
+import { PgBoss } from 'pg-boss'
+import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf, success, type BusinessCode, type Envelope } from './business-error.ts'
+import { registerMetrics } from './metrics.ts'
+import { registerSwaggerUi } from './swagger-ui.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +45,8 @@ export interface App {
   fastify: FastifyInstance
   /** The admin password generated on this first start (none configured), to be shown once. */
   generatedAdminPassword: string | undefined
+  /** The park push (enterprise edition with a park configured). */
+  push: ParkPush | undefined
   close(): Promise<void>
 }
 
@@ -150,11 +158,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const itemValidators = new Map<string, Validator>(
     registry.all.map((resource) => [resource.key, ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components })]),
   )
+  const pushItemValidators = new Map<string, Validator>(registry.all.map((resource) => [resource.key, ajv.compile(pushItemSchema(document, resource.schemaName))]))
   const store = new ResourceStore({ pool: database.pool, registry, companyCode: config.companyCode, format })
-  const resources = new ResourceOperations({ store, itemValidators })
-  const system = new SystemOperations({ auth, pool: database.pool, registry, format })
+  const sync = new SyncStore({ pool: database.pool, store })
+  const push = parkPush(config, database, sync, registry, app.log)
+  const wakePush = () => push?.wake()
+  const resources = new ResourceOperations({ store, itemValidators, pushItemValidators })
+  const system = new SystemOperations({ auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool: database.pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers(document, registry, resources, system, idempotency)
+  const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
 
   await app.register(openapiGlue, {
     specification: runtimeSpecification(document),
@@ -184,16 +196,54 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
 
   // --- operator surfaces (Swagger UI, metrics): registered here, implemented in their own modules ---
+  await registerSwaggerUi(app, document)
+  registerMetrics(app, { pool: database.pool })
   // --- end of operator surfaces ---
 
   await app.ready()
+  await push?.start()
   return {
     fastify: app,
     generatedAdminPassword,
+    push,
     async close() {
+      // In-flight requests finish first, then the push in progress, then the database listeners.
       await app.close()
+      await push?.stop()
       await authState.close()
     },
+  }
+}
+
+/** The enterprise edition pushes to its park when one is configured. */
+function parkPush(config: Config, database: Database, sync: SyncStore, registry: ResourceRegistry, log: FastifyInstance['log']): ParkPush | undefined {
+  if (config.edition !== 'enterprise' || !config.parkUrl) return undefined
+  const boss = new PgBoss({ connectionString: config.databaseUrl, schema: 'pgboss', max: 4, useListenNotify: true })
+  boss.on('error', (error) => log.warn({ err: error }, 'pg-boss'))
+  const client = new ParkClient({ url: config.parkUrl, userName: config.parkUser!, password: config.parkPassword!, timeoutMs: config.push.parkTimeoutMs })
+  return new ParkPush({ boss, sync, registry, client, settings: config.push, log })
+}
+
+/** A pushed record (park edition, X-Sync-Push): every field of the resource, the server-kept ones, version, deleted. */
+function pushItemSchema(document: OpenApiDocument, schemaName: string): Record<string, unknown> {
+  const add = document.components.schemas[schemaName]
+  const text = { type: 'string', maxLength: 128 }
+  const instant = { $ref: '#/components/schemas/Instant' }
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: [...add.required, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'],
+    properties: {
+      ...add.properties,
+      companyCode: { type: 'string', pattern: '^[0-9]{9}$' },
+      createTime: instant,
+      updateTime: instant,
+      createBy: text,
+      updateBy: text,
+      version: { type: 'integer', minimum: 1 },
+      deleted: { type: 'boolean' },
+    },
+    components: document.components,
   }
 }
 
@@ -265,22 +315,37 @@ function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
   return specification
 }
 
-function operationHandlers(
-  document: OpenApiDocument,
-  registry: ResourceRegistry,
-  resources: ResourceOperations,
-  system: SystemOperations,
-  idempotency: Idempotency,
-): Map<string, Handler> {
+function operationHandlers(options: {
+  document: OpenApiDocument
+  registry: ResourceRegistry
+  resources: ResourceOperations
+  system: SystemOperations
+  idempotency: Idempotency
+  edition: Config['edition']
+  wakePush: () => void
+}): Map<string, Handler> {
+  const { document, registry, resources, system, idempotency, edition, wakePush } = options
   const handlers = new Map<string, Handler>()
   const body = (request: FastifyRequest) => request.body as any
   type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
-  /** A write runs once per Idempotency-Key when the caller sends one. */
-  const write = (operationId: string, run: Write): Handler => async (request) => {
+  /** A write runs once per Idempotency-Key when the caller sends one; a stored write wakes the push. */
+  const write = (operationId: string, run: Write): Handler => async (request, reply) => {
     const userName = request.caller!.userName
     const key = request.headers['idempotency-key']
-    if (typeof key !== 'string') return run(request, { userName })
-    return idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
+    const answer =
+      typeof key === 'string'
+        ? await idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
+        : await run(request, { userName })
+    if (answer.code === Code.ok) wakePush()
+    reply.code(statusOf(answer.code as BusinessCode))
+    return answer
+  }
+  /** add-batch, or on the park edition with X-Sync-Push, the application of pushed records (admin only). */
+  const addBatch = (resource: ResourceDef): Write => async (request, context) => {
+    if (request.headers['x-sync-push'] !== '1') return success(await resources.addBatch(resource, body(request).list, context))
+    if (edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
+    if (request.caller!.role !== 'admin') throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
+    return success(await resources.applyPushed(resource, body(request).list, context))
   }
   for (const { operationId, spec } of listOperations(document)) {
     const key = spec['x-resource']
@@ -291,7 +356,7 @@ function operationHandlers(
       add: write(operationId, async (request, context) => (await resources.add(resource, body(request), context), success())),
       update: write(operationId, async (request, context) => (await resources.update(resource, body(request), context), success())),
       delete: write(operationId, async (request, context) => (await resources.delete(resource, body(request).id, context), success())),
-      addBatch: write(operationId, async (request, context) => success(await resources.addBatch(resource, body(request).list, context))),
+      addBatch: write(operationId, addBatch(resource)),
       getById: async (request: FastifyRequest) => success(await resources.getById(resource, body(request).id)),
       list: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
       search: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),

@@ -16,10 +16,13 @@ export class ResourceOperations {
   private readonly store: ResourceStore
   /** Validates one `add` body of each resource (batch items are checked one by one). */
   private readonly itemValidators: Map<string, Validator>
+  /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
+  private readonly pushItemValidators: Map<string, Validator>
 
-  constructor(options: { store: ResourceStore; itemValidators: Map<string, Validator> }) {
+  constructor(options: { store: ResourceStore; itemValidators: Map<string, Validator>; pushItemValidators: Map<string, Validator> }) {
     this.store = options.store
     this.itemValidators = options.itemValidators
+    this.pushItemValidators = options.pushItemValidators
   }
 
   async add(resource: ResourceDef, record: ApiRecord, context: WriteContext): Promise<void> {
@@ -74,16 +77,27 @@ export class ResourceOperations {
 
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */
   async addBatch(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
+    return this.eachItem(list, this.itemValidators.get(resource.key)!, (item) => this.add(resource, item, context))
+  }
+
+  /**
+   * Park edition: records pushed by the enterprise, applied by id and version (a repeated or late
+   * push changes nothing). Rules were the enterprise's to check; references are the database's.
+   */
+  async applyPushed(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
+    return this.eachItem(list, this.pushItemValidators.get(resource.key)!, (item) => this.store.applyPushed(resource, item, context.db))
+  }
+
+  private async eachItem(list: unknown[], validate: Validator, apply: (item: ApiRecord) => Promise<void>): Promise<BatchResult> {
     if (list.length === 0 || list.length > BATCH_LIMIT) {
       throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
     }
-    const validate = this.itemValidators.get(resource.key)!
     const result: BatchResult = { succeeded: [], failed: [] }
     for (const [index, item] of list.entries()) {
       const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
       try {
         if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
-        await this.add(resource, item as ApiRecord, context)
+        await apply(item as ApiRecord)
         result.succeeded.push(id!)
       } catch (error) {
         if (!(error instanceof BusinessError)) throw error

@@ -3,20 +3,22 @@ import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
 import { success, type Envelope } from '../http/business-error.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
-import { requeueFailed, syncCounts } from '../store/sync-store.ts'
-import type pg from 'pg'
+import type { SyncStore } from '../store/sync-store.ts'
 
 export class SystemOperations {
   private readonly auth: AuthService
-  private readonly pool: pg.Pool
+  private readonly sync: SyncStore
   private readonly registry: ResourceRegistry
   private readonly format: InstantFormatter
+  /** Wakes the park push (enterprise edition) after failed records were queued again. */
+  private readonly wakePush: () => void
 
-  constructor(options: { auth: AuthService; pool: pg.Pool; registry: ResourceRegistry; format: InstantFormatter }) {
+  constructor(options: { auth: AuthService; sync: SyncStore; registry: ResourceRegistry; format: InstantFormatter; wakePush: () => void }) {
     this.auth = options.auth
-    this.pool = options.pool
+    this.sync = options.sync
     this.registry = options.registry
     this.format = options.format
+    this.wakePush = options.wakePush
   }
 
   async login(body: { userName: string; password: string }): Promise<Envelope> {
@@ -60,13 +62,15 @@ export class SystemOperations {
   }
 
   async syncStatus(): Promise<Envelope> {
-    const resources = await syncCounts(this.pool, this.registry.all)
+    const resources = await this.sync.counts(this.registry.all)
     const ages = resources.map((counts) => counts.oldestPendingSeconds).filter((age): age is number => age !== null)
     return success({ resources, oldestPendingSeconds: ages.length > 0 ? Math.max(...ages) : null })
   }
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
     const resources = body?.resource ? [this.registry.get(body.resource)] : this.registry.all
-    return success({ requeued: await requeueFailed(this.pool, resources, body?.ids) })
+    const requeued = await this.sync.requeueFailed(resources, body?.ids)
+    if (requeued > 0) this.wakePush()
+    return success({ requeued })
   }
 }

@@ -54,6 +54,7 @@ class ResourceTable {
   private readonly conflictSql: string
   private readonly getSql: string
   private readonly deleteSql: string
+  private readonly applyPushedSql: string
 
   constructor(resource: ResourceDef) {
     this.resource = resource
@@ -75,9 +76,19 @@ class ResourceTable {
     )
     this.conflictSql = `SELECT ${[...uniqueChecks, `EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS "id"`].join(', ')}`
     this.getSql = `SELECT ${this.selectList}, version FROM ${table} WHERE id = $1 AND live`
+    // Park edition: a pushed record (or tombstone) replaces the held one only if its version is newer,
+    // so a late retry never overwrites newer data; it is stored as synced.
+    const pushed = [...names, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
+    const m = pushed.length
+    this.applyPushedSql =
+      `INSERT INTO ${table} (${pushed.map(quote).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
+      `VALUES (${pushed.map((_, i) => `$${i + 1}`).join(', ')}, $${m + 1}, CASE WHEN $${m + 2}::boolean THEN NULL ELSE true END, ` +
+      `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
+      `ON CONFLICT (id) DO UPDATE SET ${[...pushed.slice(1), 'version', 'live', 'deleteTime'].map((name) => `${quote(name)} = EXCLUDED.${quote(name)}`).join(', ')}, ` +
+      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version`
     this.deleteSql =
       `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending' WHERE id = $1 AND live`
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live`
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
@@ -87,6 +98,11 @@ class ResourceTable {
   /** A value as stored: instants to the second. */
   private bind(name: string, value: unknown): unknown {
     return typeof value === 'string' && this.readable.get(name)?.kind === 'instant' ? toSecond(value) : value
+  }
+
+  applyPushed(item: ApiRecord): [string, unknown[]] {
+    const names = [...this.resource.fields.map((field) => field.name), 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
+    return [this.applyPushedSql, [...names.map((name) => this.bind(name, item[name] ?? null)), item.version, item.deleted === true]]
   }
 
   conflict(record: ApiRecord): [string, unknown[]] {
@@ -125,7 +141,7 @@ class ResourceTable {
     const sql =
       `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending' WHERE ${guard} RETURNING id) ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
       `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
     return [sql, values]
   }
@@ -273,6 +289,11 @@ export class ResourceStore {
     throw new Error(`insert of ${resource.key} ${record.id} kept conflicting with a vanishing row`)
   }
 
+  /** Park edition: applies one pushed record or tombstone by id, unless the held version is newer. */
+  async applyPushed(resource: ResourceDef, item: ApiRecord, db?: Queryable): Promise<void> {
+    await this.run(resource, this.table(resource).applyPushed(item), db)
+  }
+
   /** The live record with its version, or undefined. */
   async get(resource: ResourceDef, id: string, db?: Queryable): Promise<{ record: ApiRecord; version: number } | undefined> {
     const { rows } = await this.run(resource, this.table(resource).get(id), db)
@@ -319,7 +340,7 @@ export class ResourceStore {
   }
 
   /** Database rows to the wire shape: instants in the configured zone, every field present. */
-  private toApi(resource: ResourceDef, row: Record<string, unknown>): ApiRecord {
+  toApi(resource: ResourceDef, row: Record<string, unknown>): ApiRecord {
     const table = this.table(resource)
     const record: ApiRecord = {}
     for (const [name, field] of table.readable) {

@@ -5,7 +5,7 @@ import pg from 'pg'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { listOperations, loadOpenApi, resolveRef } from '../../src/contract/openapi-document.ts'
 import { createAjv, describeErrors, type Validator } from '../../src/contract/validation.ts'
-import { buildApp, type App } from '../../src/http/app.ts'
+import { buildApp, type App, type AppOptions } from '../../src/http/app.ts'
 import { openDatabase, type Database } from '../../src/store/database.ts'
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests'
@@ -81,7 +81,7 @@ export interface TestService {
 
 export async function startService(
   t: TestContext,
-  options: { env?: Record<string, string>; clock?: () => number; databaseUrl?: string } = {},
+  options: { env?: Record<string, string>; clock?: () => number; databaseUrl?: string; logger?: AppOptions['logger'] } = {},
 ): Promise<TestService> {
   const databaseUrl = options.databaseUrl ?? (await freshDatabase(t))
   const config = loadConfig({
@@ -93,7 +93,7 @@ export async function startService(
     ...options.env,
   })
   const database = openDatabase(databaseUrl, { max: 10 })
-  const app = await buildApp({ config, database, clock: options.clock, logger: false })
+  const app = await buildApp({ config, database, clock: options.clock, logger: options.logger ?? false })
   const address = await app.fastify.listen({ port: 0, host: '127.0.0.1' })
   t.after(async () => {
     await app.close()

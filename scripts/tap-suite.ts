@@ -1,0 +1,186 @@
+// Runs one tap suite the way `npm test` does, for scripts/test.ts and scripts/test-browser.ts:
+//
+// 1. Optionally type-checks the project (tsc --noEmit -p tsconfig.json): counts as one test.
+// 2. Without DATABASE_URL, starts a throw-away embedded PostgreSQL and points DATABASE_URL at it.
+// 3. Runs tap (settings in .taprc) over the given arguments, with the plain TAP reporter.
+// 4. Prints, as the very last line, `N passed, N failed` for the whole run and exits, non-zero if
+//    anything failed, tap failed, or no test ran.
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/embedded-postgres.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs');
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const note = (line: string) => process.stdout.write(`# test: ${line}\n`);
+
+// Tools and tests run on this Node (the pinned one), whatever `node` is first on PATH.
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PATH: [path.join(ROOT, 'node_modules', '.bin'), path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+};
+
+let passed = 0;
+let failed = 0;
+let current: ReturnType<typeof spawn> | undefined;
+let interrupted: NodeJS.Signals | undefined;
+let db: EmbeddedPostgres | undefined;
+
+const onSignal = (signal: NodeJS.Signals) => {
+  if (interrupted) return;
+  interrupted = signal;
+  process.stderr.write(`# test: ${signal} received, stopping\n`);
+  current?.kill(signal);
+};
+
+function run(args: string[], onStdout?: (chunk: string) => void): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', onStdout ? 'pipe' : 'inherit', 'inherit'],
+    });
+    current = child;
+    if (onStdout) {
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', onStdout);
+    }
+    child.on('error', (err) => {
+      process.stderr.write(`# test: cannot run ${args[0]}: ${err.message}\n`);
+      resolve(1);
+    });
+    child.on('close', (code, signal) => {
+      current = undefined;
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startDatabase(): Promise<void> {
+  if (process.env.DATABASE_URL) {
+    note(`using DATABASE_URL from the environment (${new URL(process.env.DATABASE_URL).host})`);
+    return;
+  }
+  const dataDir = path.join(os.tmpdir(), `safety-test-pg-${randomBytes(6).toString('hex')}`);
+  db = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false });
+  env.DATABASE_URL = db.adminUrl;
+  note(`throw-away embedded PostgreSQL at ${new URL(db.adminUrl).host}`);
+}
+
+export interface TapSuite {
+  /** Type-check the project first (one test). */
+  typecheck: boolean;
+  /** tap's arguments: options and test files (none: every file .taprc includes). */
+  tapArgs: string[];
+}
+
+async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
+  // The database starts while tsc runs.
+  const database = startDatabase();
+  database.catch(() => undefined);
+
+  if (typecheck && existsSync(path.join(ROOT, 'tsconfig.json'))) {
+    note('typecheck: tsc --noEmit -p tsconfig.json');
+    const code = await run([TSC, '--noEmit', '-p', 'tsconfig.json']);
+    if (code === 0) {
+      passed++;
+      note('typecheck passed');
+    } else {
+      failed++;
+      note('typecheck FAILED');
+    }
+  } else if (typecheck) {
+    note('typecheck skipped: no tsconfig.json');
+  }
+
+  try {
+    await database;
+  } catch (err) {
+    process.stderr.write(`# test: embedded PostgreSQL did not start: ${(err as Error).message}\n`);
+    failed++;
+    return;
+  }
+  if (interrupted) {
+    failed++;
+    return;
+  }
+
+  // tap's closing summary: `# { total: 7, pass: 4, fail: 1, todo: 1, skip: 1 }`.
+  let summary: Record<string, number> | undefined;
+  let pending = '';
+  let lastChar = '\n';
+  const scan = (line: string) => {
+    const m = /^# \{ (.*) \}$/.exec(line);
+    if (!m) return;
+    summary = {};
+    for (const part of m[1]!.split(', ')) {
+      const [key, value] = part.split(': ');
+      if (key && value !== undefined) summary[key] = Number(value);
+    }
+  };
+  const code = await run([TAP, '--reporter=tap', ...tapArgs], (chunk) => {
+    process.stdout.write(chunk);
+    lastChar = chunk.at(-1) ?? lastChar;
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop()!;
+    lines.forEach(scan);
+  });
+  scan(pending);
+  if (lastChar !== '\n') process.stdout.write('\n');
+
+  if (!summary) {
+    note(`no tap summary found (tap exit code ${code})`);
+    failed++;
+    return;
+  }
+  const pass = summary.pass ?? 0;
+  const fail = summary.fail ?? 0;
+  passed += pass;
+  failed += fail;
+  if (pass + fail === 0) {
+    note('no test ran');
+    failed++;
+  } else if (code !== 0 && fail === 0) {
+    note(`tap exited with code ${code} although no test failed`);
+    failed++;
+  }
+}
+
+/** Runs the suite, prints `N passed, N failed` last and exits with the verdict. */
+export async function runTapSuite(suite: TapSuite): Promise<never> {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  try {
+    await main(suite);
+  } catch (err) {
+    process.stderr.write(`# test: ${(err as Error).stack ?? String(err)}\n`);
+    failed++;
+  } finally {
+    try {
+      await db?.stop();
+    } catch (err) {
+      process.stderr.write(`# test: stopping the embedded PostgreSQL failed: ${(err as Error).message}\n`);
+    }
+  }
+  if (interrupted && failed === 0) failed++;
+  return new Promise<never>(() => {
+    process.stdout.write(`${passed} passed, ${failed} failed\n`, () => process.exit(failed > 0 ? 1 : 0));
+  });
+}

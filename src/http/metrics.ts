@@ -1,0 +1,92 @@
+// Prometheus metrics at GET /metrics (unauthenticated: no business data; not rate limited). Each app
+// has its own registry (several apps run in one test process; prom-client's global default registry
+// would collide). Other modules add their own metrics to `app.metrics.registry` (or the returned
+// object), e.g. a Gauge with a `collect()` that reads its value on each scrape.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type pg from 'pg'
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+export interface Metrics {
+  registry: Registry
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+export const METRICS_PATH = '/metrics'
+
+export function registerMetrics(app: FastifyInstance, options: { pool: pg.Pool }): Metrics {
+  const registry = new Registry()
+  const requests = new Counter({
+    name: 'api_requests_total',
+    help: 'Requests answered, by operation (operationId; the route of pages outside the contract; "unmatched" for unknown paths) and business code of the envelope ("none" when the answer is no envelope).',
+    labelNames: ['operation', 'code'] as const,
+    registers: [registry],
+  })
+  const duration = new Histogram({
+    name: 'api_request_duration_seconds',
+    help: 'Time from receiving a request to having sent its answer, by operation.',
+    labelNames: ['operation'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  })
+  const { pool } = options
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Connections the database pool holds (in use and idle).',
+    registers: [registry],
+    collect() {
+      this.set(pool.totalCount)
+    },
+  })
+  new Gauge({
+    name: 'db_pool_idle_connections',
+    help: 'Connections of the database pool not in use.',
+    registers: [registry],
+    collect() {
+      this.set(pool.idleCount)
+    },
+  })
+  new Gauge({
+    name: 'db_pool_waiting_clients',
+    help: 'Queries waiting for a connection of the database pool (all in use).',
+    registers: [registry],
+    collect() {
+      this.set(pool.waitingCount)
+    },
+  })
+
+  // The envelope's code, seen as an object before serialisation (handlers, the error handler and
+  // the not-found handler all send the envelope as an object), counted once the answer is sent.
+  const codes = new WeakMap<FastifyRequest, number>()
+  app.addHook('preSerialization', (request, _reply, payload, done) => {
+    const code = (payload as { code?: unknown } | null)?.code
+    if (typeof code === 'number') codes.set(request, code)
+    done(null, payload)
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    const operation = operationOf(request)
+    const code = codes.get(request)
+    requests.inc({ operation, code: code === undefined ? 'none' : String(code) })
+    duration.observe({ operation }, reply.elapsedTime / 1000)
+    done()
+  })
+
+  app.get(METRICS_PATH, { config: { rateLimit: false } }, async (_request, reply) => {
+    reply.type(registry.contentType)
+    return registry.metrics()
+  })
+
+  const metrics: Metrics = { registry }
+  app.decorate('metrics', metrics)
+  return metrics
+}
+
+/** A bounded label: the operationId, else the route's path, else (unknown path) "unmatched". */
+function operationOf(request: FastifyRequest): string {
+  const { schema, url } = request.routeOptions
+  return (schema as { operationId?: string } | undefined)?.operationId ?? url ?? 'unmatched'
+}

@@ -1,0 +1,37 @@
+// Swagger UI at /docs, served offline from npm packages: @fastify/swagger in static mode holds the
+// document already loaded (nothing is generated from the routes), @fastify/swagger-ui serves the
+// UI's assets and the document it renders (/docs/json, /docs/yaml; /openapi.json and /openapi.yaml
+// stay app.ts's). The UI's "Authorize" takes the bearer token of /system/login; "Try it out" then
+// calls the operations of the serving edition (the document's server is `/`).
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import type { OpenApiDocument } from '../contract/openapi-document.ts'
+
+export const DOCS_PREFIX = '/docs'
+
+export async function registerSwaggerUi(app: FastifyInstance, document: OpenApiDocument): Promise<void> {
+  await app.register(async (docs) => {
+    // Pages, not operations: no rate limit. The UI's routes take no route options of ours, so they
+    // cannot carry `config: { rateLimit: false }`; by the time this hook runs, the global limiter's
+    // own onRoute hook (registered earlier, so run earlier) has attached its preParsing hook to
+    // each of them. They have no preParsing hook of their own: drop the limiter's.
+    // (Authentication never applies here: it only concerns the document's operations.)
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, rateLimit: false }
+      delete route.preParsing
+    })
+    await docs.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
+    await docs.register(fastifySwaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      uiConfig: {
+        // The token entered in "Authorize" survives a page reload.
+        persistAuthorization: true,
+        displayOperationId: true,
+        displayRequestDuration: true,
+        // 72 operations: a filter box (by tag) helps.
+        filter: true,
+      },
+    })
+  })
+}

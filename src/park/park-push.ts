@@ -1,0 +1,178 @@
+// The park push (SPEC rule 4, CONTRACT §7). A write's need to be pushed is its own
+// sync_status = 'pending', committed with it; pg-boss does the job machinery:
+// - `park-push` (stately: at most one queued and one running drain, across all instances) drains
+//   every pending record: live ones parents first, deleted ones children first, in batches;
+//   a failed drain is retried with exponential backoff up to a ceiling, then dead-lettered;
+// - each write wakes it (coalesced, after commit, never awaited by the write);
+// - `park-sweep`, scheduled every minute, wakes it for anything pending (jobs lost with a killed
+//   process strand nothing) and queues failed records again once they have rested a while.
+// While the park is known to be down, a drain woken by a write does not knock: only pg-boss's
+// scheduled retries (with backoff) do, so attempts are counted at the backoff's pace.
+// A record becomes synced only for the version the park acknowledged (at-least-once delivery,
+// exactly-once effect: the park applies by id and version).
+import { PgBoss } from 'pg-boss'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import type { PushItem, SyncStore } from '../store/sync-store.ts'
+import { ParkUnavailable, type ParkClient } from './park-client.ts'
+
+export const PUSH_QUEUE = 'park-push'
+export const DEAD_QUEUE = 'park-push-dead'
+export const SWEEP_QUEUE = 'park-sweep'
+
+export interface PushSettings {
+  retryLimit: number
+  retryDelayMaxSeconds: number
+  batchSize: number
+  /** A drain that died with its process is retried after this long (pg-boss expiry). */
+  expireInSeconds: number
+  /** Failed records are queued again by the sweep after resting this long. */
+  failedRetrySeconds: number
+}
+
+export class ParkPush {
+  private readonly boss: PgBoss
+  private readonly sync: SyncStore
+  private readonly registry: ResourceRegistry
+  private readonly client: ParkClient
+  private readonly settings: PushSettings
+  private readonly log: FastifyBaseLogger
+  private waking: Promise<void> | undefined
+  private wakeAgain = false
+  private stopped = false
+  /** Until when the park is taken to be down (after a failed push), and the backoff that set it. */
+  private parkDownUntil = 0
+  private backoffMs = 0
+
+  constructor(options: { boss: PgBoss; sync: SyncStore; registry: ResourceRegistry; client: ParkClient; settings: PushSettings; log: FastifyBaseLogger }) {
+    this.boss = options.boss
+    this.sync = options.sync
+    this.registry = options.registry
+    this.client = options.client
+    this.settings = options.settings
+    this.log = options.log
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start()
+    await this.boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
+    await this.boss
+      .createQueue(PUSH_QUEUE, {
+        policy: 'stately',
+        retryLimit: this.settings.retryLimit,
+        retryDelay: 1,
+        retryBackoff: true,
+        retryDelayMax: this.settings.retryDelayMaxSeconds,
+        expireInSeconds: this.settings.expireInSeconds,
+        deadLetter: DEAD_QUEUE,
+        notify: true,
+      } as never)
+      .catch(ignoreExisting)
+    await this.boss.createQueue(SWEEP_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
+    await this.boss.schedule(SWEEP_QUEUE, '* * * * *')
+    await this.boss.work(PUSH_QUEUE, { pollingIntervalSeconds: 2 }, async ([job]) => {
+      // A fresh drain while the park is known down leaves the knocking to the scheduled retry.
+      if (job.retryCount === 0 && Date.now() < this.parkDownUntil) return
+      await this.drain()
+    })
+    await this.boss.work(SWEEP_QUEUE, async () => this.sweep())
+    // Whatever was left pending by an earlier run is pushed now, not at the next sweep.
+    this.wake()
+  }
+
+  /** After a write committed: make sure a drain is queued. Coalesced; never throws. */
+  wake(): void {
+    if (this.stopped) return
+    if (this.waking) {
+      this.wakeAgain = true
+      return
+    }
+    this.waking = (async () => {
+      do {
+        this.wakeAgain = false
+        try {
+          await this.boss.send(PUSH_QUEUE, {})
+        } catch (error) {
+          // The sweep will queue it: nothing pending is lost by a failed wake.
+          this.log.warn({ err: error }, 'could not queue the park push')
+        }
+      } while (this.wakeAgain && !this.stopped)
+      this.waking = undefined
+    })()
+  }
+
+  /** One drain: pushes every pending record; throws (to be retried with backoff) if some were not accepted. */
+  async drain(): Promise<void> {
+    try {
+      await this.drainAll()
+      this.backoffMs = 0
+      this.parkDownUntil = 0
+    } catch (error) {
+      if (error instanceof ParkUnavailable) {
+        this.backoffMs = Math.min(Math.max(1000, this.backoffMs * 2), this.settings.retryDelayMaxSeconds * 1000)
+        this.parkDownUntil = Date.now() + this.backoffMs
+      }
+      throw error
+    }
+  }
+
+  private async drainAll(): Promise<void> {
+    let notAccepted = 0
+    let lastError = ''
+    const passes: [ResourceDef[], boolean][] = [
+      [this.registry.all, false],
+      [[...this.registry.all].reverse(), true],
+    ]
+    for (const [resources, deleted] of passes) {
+      for (const resource of resources) {
+        let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
+        while (page.items.length > 0) {
+          const failures = await this.pushPage(resource, page.items)
+          notAccepted += failures.count
+          lastError = failures.lastError || lastError
+          if (!page.cursor) break
+          page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
+        }
+      }
+    }
+    if (notAccepted > 0) throw new Error(`${notAccepted} records not accepted by the park yet; last: ${lastError}`)
+  }
+
+  private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<{ count: number; lastError: string }> {
+    const maxAttempts = this.settings.retryLimit + 1
+    let result
+    try {
+      result = await this.client.push(resource, items)
+    } catch (error) {
+      const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
+      await this.sync.recordFailure(resource, items.map((item) => ({ id: item.id, version: item.version, error: message })), maxAttempts)
+      throw error
+    }
+    const versions = new Map(items.map((item) => [item.id, item.version]))
+    await this.sync.acknowledge(resource, result.succeeded.map((id) => ({ id, version: versions.get(id)! })))
+    const failed = result.failed.map((failure) => ({
+      id: items[failure.index].id,
+      version: items[failure.index].version,
+      error: `park refused with ${failure.code}: ${failure.reason}`,
+    }))
+    await this.sync.recordFailure(resource, failed, maxAttempts)
+    return { count: failed.length, lastError: failed.at(-1)?.error ?? '' }
+  }
+
+  /** Queues failed records again once rested, and wakes the drain for anything pending. */
+  async sweep(): Promise<void> {
+    await this.sync.requeueFailed(this.registry.all, undefined, this.settings.failedRetrySeconds)
+    if (await this.sync.hasPending(this.registry.all)) this.wake()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    await this.waking
+    // Lets the drain in progress finish (graceful), then closes pg-boss's pool.
+    await this.boss.stop({ graceful: true, timeout: 20_000 } as never)
+  }
+}
+
+function ignoreExisting(error: Error): void {
+  if (!/already exists/i.test(error.message)) throw error
+}

@@ -1,0 +1,106 @@
+// The Swagger UI at /docs, driven in a real headless Chromium (Debian's /usr/bin/chromium through
+// playwright-core; no browser is downloaded): it loads offline with no console error, lists the
+// tags, logs in with "Try it out", authorises through its Authorize dialog with the token it got,
+// and lists monitoring equipment with "Try it out". Run by `npm run test:browser`
+// (scripts/test-browser.ts), not by `npm test`: not every machine has a browser.
+import t from 'tap'
+import { mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const SCREENSHOT = fileURLToPath(new URL('../artifacts/swagger-ui.png', import.meta.url))
+
+const service = await startService(t)
+const origin = new URL(service.url).origin
+
+const browser: Browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+})
+t.teardown(() => browser.close())
+const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
+const page: Page = await context.newPage()
+page.setDefaultTimeout(20_000)
+
+// Offline: anything the page asks of another origin is refused, and recorded.
+const elsewhere: string[] = []
+await context.route('**/*', (route) => {
+  if (new URL(route.request().url()).origin === origin) return route.continue()
+  elsewhere.push(route.request().url())
+  return route.abort()
+})
+const consoleErrors: string[] = []
+page.on('console', (message) => {
+  if (message.type() === 'error') consoleErrors.push(message.text())
+})
+page.on('pageerror', (error) => consoleErrors.push(String(error)))
+const authorizations: string[] = []
+page.on('request', (request) => {
+  const authorization = request.headers().authorization
+  if (new URL(request.url()).pathname === '/hazard/monitorEquip/list') authorizations.push(authorization ?? '')
+})
+
+/** Expands an operation, presses "Try it out", optionally replaces the body, executes, and returns the response body shown. */
+async function tryItOut(operation: string, body?: unknown): Promise<string> {
+  const block = page.locator(`#${operation}`)
+  await block.locator('.opblock-summary').first().click()
+  await block.locator('button.try-out__btn').click()
+  if (body !== undefined) await block.locator('textarea.body-param__text').fill(JSON.stringify(body, null, 2))
+  await block.locator('button.execute').click()
+  const shown = block.locator('.live-responses-table .response-col_description pre.microlight').first()
+  await shown.waitFor()
+  return (await shown.textContent()) ?? ''
+}
+
+t.test('the page loads offline with no console error and lists the tags', async (t) => {
+  const response = await page.goto(`${service.url}/docs`)
+  t.equal(response?.status(), 200)
+  await page.locator('.swagger-ui .info .title').waitFor()
+  t.match(await page.locator('.swagger-ui .info .title').textContent(), /Safety-production platform API/)
+  for (const tag of ['system', 'hazard', 'prevent']) {
+    t.ok(await page.locator(`#operations-tag-${tag}`).isVisible(), `tag ${tag} listed`)
+  }
+  t.same(consoleErrors, [], 'no console error')
+  t.same(elsewhere, [], 'nothing fetched from another origin')
+})
+
+let token = ''
+t.test('"Try it out" on login answers a token', async (t) => {
+  const shown = await tryItOut('operations-system-systemLogin', { userName: 'admin', password: ADMIN_PASSWORD })
+  const answer = JSON.parse(shown)
+  t.equal(answer.code, 0)
+  token = answer.data.token
+  t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/)
+})
+
+t.test('the Authorize dialog takes the token as the bearer', async (t) => {
+  await page.locator('.auth-wrapper button.authorize').click()
+  const dialog = page.locator('.dialog-ux .modal-ux')
+  await dialog.waitFor()
+  t.match(await dialog.textContent(), /bearerAuth/)
+  await dialog.locator('#auth-bearer-value').fill(token)
+  await dialog.getByRole('button', { name: 'Apply credentials' }).click()
+  // Once authorised, the dialog says so and offers to remove the authorization.
+  await dialog.getByRole('button', { name: 'Remove authorization' }).waitFor()
+  t.match(await dialog.textContent(), /Authorized/)
+  await dialog.locator('button.btn-done').click()
+  await dialog.waitFor({ state: 'detached' })
+})
+
+t.test('"Try it out" on hazard/monitorEquip/list answers code 0 with the bearer token', async (t) => {
+  const shown = await tryItOut('operations-hazard-hazardMonitorEquipList', { pageNum: 1, pageSize: 20 })
+  t.match(shown, /"code": 0/)
+  t.equal(JSON.parse(shown).success, true)
+  t.same(authorizations, [`Bearer ${token}`], 'the request carried the token of the dialog')
+  mkdirSync(fileURLToPath(new URL('../artifacts/', import.meta.url)), { recursive: true })
+  // The picture shows the request sent (curl, with the bearer) and the answer.
+  await page.locator('#operations-hazard-hazardMonitorEquipList .live-responses-table').first().evaluate((table) => table.scrollIntoView({ block: 'center' }))
+  await page.screenshot({ path: SCREENSHOT })
+  t.same(consoleErrors, [], 'still no console error')
+  t.same(elsewhere, [], 'still nothing fetched from another origin')
+})
+
+t.end()

@@ -1,0 +1,125 @@
+// SPEC rule 4 and CONTRACT §7: every acknowledged write reaches the park edition, field for field,
+// by id and version; a failing park never changes a write's answer.
+import t from 'tap'
+import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
+import { eventually, startParkProcess } from '../helpers/park.ts'
+import { record, RESOURCE_PATHS, PARENT_FIELD } from '../helpers/fixtures.ts'
+
+const park = await startParkProcess(t)
+const enterprise = await startService(t, {
+  env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '2' },
+})
+const token = await enterprise.login()
+const parkToken = await (async () => {
+  const reply = await fetch(`${park.url}/system/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userName: 'admin', password: ADMIN_PASSWORD }) })
+  return ((await reply.json()) as any).data.token as string
+})()
+
+async function parkCall(path: string, body: unknown) {
+  const reply = await fetch(park.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` }, body: JSON.stringify(body) })
+  return (await reply.json()) as any
+}
+
+/** Every record of every resource, live ones, as a service reads them (sync_time aside). */
+async function snapshot(read: (path: string, body: unknown) => Promise<any>) {
+  const all: Record<string, any[]> = {}
+  for (const [resource, path] of Object.entries(RESOURCE_PATHS)) {
+    const page = await read(`${path}/list`, { pageNum: 1, pageSize: 500 })
+    all[resource] = page.data.list.map(({ sync_time, sync_status, ...fields }: any) => fields).sort((a: any, b: any) => (a.id < b.id ? -1 : 1))
+  }
+  return all
+}
+
+async function allSynced(service: TestService) {
+  const status = await service.call('/system/sync/status', {}, { token })
+  return status.body.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+}
+
+t.test('writes of every resource reach the park field for field, synced on both sides', async (t) => {
+  const ids: Record<string, string> = {}
+  for (const resource of Object.keys(RESOURCE_PATHS)) {
+    const parent = PARENT_FIELD[resource]
+    const reply = await enterprise.call(`${RESOURCE_PATHS[resource]}/add`, record(resource, `${resource}-1`, parent ? { [parent[0]]: ids[parent[1]] } : {}), { token })
+    t.equal(reply.body.code, 0)
+    ids[resource] = `${resource}-1`
+  }
+  await enterprise.call('/prevent/riskUnit/update', { id: 'riskUnit-1', riskUnitName: 'renamed' }, { token })
+  await eventually(() => allSynced(enterprise), { what: 'every record synced' })
+  t.same(await snapshot(parkCall), await snapshot(async (path, body) => (await enterprise.call(path, body, { token })).body))
+  const onPark = await parkCall('/prevent/riskUnit/getById', { id: 'riskUnit-1' })
+  t.equal(onPark.data.riskUnitName, 'renamed')
+  t.equal(onPark.data.sync_status, 'synced')
+  const onEnterprise = await enterprise.call('/prevent/riskUnit/getById', { id: 'riskUnit-1' }, { token })
+  t.equal(onEnterprise.body.data.sync_status, 'synced')
+  t.match(onEnterprise.body.data.sync_time, /\+08:00$/)
+})
+
+t.test('deletes propagate, children before parents', async (t) => {
+  for (const resource of Object.keys(RESOURCE_PATHS).reverse()) {
+    t.equal((await enterprise.call(`${RESOURCE_PATHS[resource]}/delete`, { id: `${resource}-1` }, { token })).body.code, 0)
+  }
+  await eventually(() => allSynced(enterprise), { what: 'deletes synced' })
+  const emptied = await snapshot(parkCall)
+  for (const list of Object.values(emptied)) t.same(list, [])
+})
+
+t.test('one record updated 20 times quickly: the park ends at the last version', async (t) => {
+  await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-20', { riskUnitName: 'v0' }), { token })
+  for (let i = 1; i <= 20; i++) {
+    t.equal((await enterprise.call('/prevent/riskUnit/update', { id: 'RU-20', riskUnitName: `v${i}` }, { token })).body.code, 0)
+  }
+  await eventually(() => allSynced(enterprise), { what: 'the last version synced' })
+  t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-20' })).data.riskUnitName, 'v20')
+})
+
+t.test('a late push of an older version never overwrites newer data on the park', async (t) => {
+  const item = (version: number, riskUnitName: string) => ({
+    ...record('riskUnit', 'RU-LATE', { riskUnitName }),
+    companyCode: '000000000',
+    createTime: '2026-11-21T10:00:00+08:00',
+    updateTime: '2026-11-21T10:00:00+08:00',
+    createBy: 'admin',
+    updateBy: 'admin',
+    version,
+    deleted: false,
+  })
+  const push = (body: unknown) =>
+    fetch(`${park.url}/prevent/riskUnit/add-batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}`, 'x-sync-push': '1' },
+      body: JSON.stringify(body),
+    }).then((reply) => reply.json() as any)
+  t.same((await push({ list: [item(3, 'newer')] })).data, { succeeded: ['RU-LATE'], failed: [] })
+  t.same((await push({ list: [item(2, 'older')] })).data, { succeeded: ['RU-LATE'], failed: [] })
+  t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).data.riskUnitName, 'newer')
+  t.same((await push({ list: [item(3, 'newer')] })).data.succeeded, ['RU-LATE'], 'a repeated push is harmless')
+  const plain = await fetch(`${park.url}/prevent/riskUnit/add-batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` },
+    body: JSON.stringify({ list: [item(4, 'x')] }),
+  }).then((reply) => reply.json() as any)
+  t.equal(plain.data.failed[0].code, 1002, 'without X-Sync-Push, items are new records: version is an unknown field')
+  t.same((await push({ list: [{ ...item(5, 'newer'), deleted: true }] })).data.succeeded, ['RU-LATE'])
+  t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'a pushed tombstone deletes')
+  t.same((await push({ list: [item(4, 'resurrected?')] })).data.succeeded, ['RU-LATE'])
+  t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'an older version does not bring it back')
+})
+
+t.test('the park down: writes answer as usual, stay pending, and reach the park when it is back', async (t) => {
+  await park.stop()
+  for (let i = 0; i < 50; i++) {
+    const reply = await enterprise.call('/prevent/riskUnit/add', record('riskUnit', `RU-DOWN-${i}`), { token })
+    t.equal(reply.body.code, 0)
+  }
+  const status = await enterprise.call('/system/sync/status', {}, { token })
+  const riskUnits = status.body.data.resources.find((counts: any) => counts.resource === 'riskUnit')
+  t.ok(riskUnits.pending >= 50, `${riskUnits.pending} pending while the park is down`)
+  t.ok(status.body.data.oldestPendingSeconds >= 0)
+  await park.start()
+  // The minute's sweep, run now instead of waiting for the clock.
+  await enterprise.app.push!.sweep()
+  await eventually(() => allSynced(enterprise), { timeoutMs: 60_000, what: 'the backlog synced after the park came back' })
+  t.same(await snapshot(parkCall), await snapshot(async (path, body) => (await enterprise.call(path, body, { token })).body))
+})
+
+t.end()
