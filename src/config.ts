@@ -28,6 +28,7 @@ export interface Config {
     batchSize: number
     expireInSeconds: number
     failedRetrySeconds: number
+    superviseSeconds: number
     parkTimeoutMs: number
   }
 }
@@ -55,7 +56,8 @@ const schema = {
     SYNC_RETRY_LIMIT: { type: 'integer', minimum: 0, maximum: 1000, default: 10 },
     SYNC_RETRY_DELAY_MAX_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_BATCH_SIZE: { type: 'integer', minimum: 1, maximum: 500, default: 200 },
-    SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 60 },
+    SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
+    SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
     SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
     PARK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
@@ -103,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       batchSize: raw.SYNC_BATCH_SIZE,
       expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
       failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
+      superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
       parkTimeoutMs: raw.PARK_TIMEOUT_MS,
     },
   }

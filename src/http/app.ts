@@ -218,7 +218,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
 /** The enterprise edition pushes to its park when one is configured. */
 function parkPush(config: Config, database: Database, sync: SyncStore, registry: ResourceRegistry, log: FastifyInstance['log']): ParkPush | undefined {
   if (config.edition !== 'enterprise' || !config.parkUrl) return undefined
-  const boss = new PgBoss({ connectionString: config.databaseUrl, schema: 'pgboss', max: 4, useListenNotify: true })
+  const boss = new PgBoss({
+    connectionString: config.databaseUrl,
+    schema: 'pgboss',
+    max: 4,
+    useListenNotify: true,
+    superviseIntervalSeconds: config.push.superviseSeconds,
+  })
   boss.on('error', (error) => log.warn({ err: error }, 'pg-boss'))
   const client = new ParkClient({ url: config.parkUrl, userName: config.parkUser!, password: config.parkPassword!, timeoutMs: config.push.parkTimeoutMs })
   return new ParkPush({ boss, sync, registry, client, settings: config.push, log })

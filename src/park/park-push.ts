@@ -1,13 +1,17 @@
 // The park push (SPEC rule 4, CONTRACT §7). A write's need to be pushed is its own
 // sync_status = 'pending', committed with it; pg-boss does the job machinery:
 // - `park-push` (stately: at most one queued and one running drain, across all instances) drains
-//   every pending record: live ones parents first, deleted ones children first, in batches;
+//   every pending record: live ones parents first, deleted ones children first, in batches. A
+//   failed drain is retried with exponential backoff up to a ceiling, then dead-lettered; a drain
+//   that died with its process is reclaimed by pg-boss's supervisor after its expiry (seconds);
 //   a failed drain is retried with exponential backoff up to a ceiling, then dead-lettered;
 // - each write wakes it (coalesced, after commit, never awaited by the write);
-// - `park-sweep`, scheduled every minute, wakes it for anything pending (jobs lost with a killed
-//   process strand nothing) and queues failed records again once they have rested a while.
+// - `park-sweep`, scheduled every minute (and run by each instance as it starts), queues failed
+//   records again once they have rested a while and drains anything pending itself, so jobs lost
+//   with a killed process strand nothing.
 // While the park is known to be down, a drain woken by a write does not knock: only pg-boss's
-// scheduled retries (with backoff) do, so attempts are counted at the backoff's pace.
+// scheduled retries (with backoff) and the sweep do, so attempts are counted at the backoff's pace.
+// Drains are idempotent (pushed and acknowledged by version): two at once do no harm.
 // A record becomes synced only for the version the park acknowledged (at-least-once delivery,
 // exactly-once effect: the park applies by id and version).
 import { PgBoss } from 'pg-boss'
@@ -70,14 +74,15 @@ export class ParkPush {
       .catch(ignoreExisting)
     await this.boss.createQueue(SWEEP_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
     await this.boss.schedule(SWEEP_QUEUE, '* * * * *')
-    await this.boss.work(PUSH_QUEUE, { pollingIntervalSeconds: 2 }, async ([job]) => {
+    // New jobs arrive by NOTIFY at once; a retry coming due is not notified, so polling stays brisk.
+    await this.boss.work(PUSH_QUEUE, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 }, async ([job]) => {
       // A fresh drain while the park is known down leaves the knocking to the scheduled retry.
       if (job.retryCount === 0 && Date.now() < this.parkDownUntil) return
       await this.drain()
     })
     await this.boss.work(SWEEP_QUEUE, async () => this.sweep())
-    // Whatever was left pending by an earlier run is pushed now, not at the next sweep.
-    this.wake()
+    // Whatever an earlier run left pending is pushed now, not at the next minute's sweep.
+    void this.sweep()
   }
 
   /** After a write committed: make sure a drain is queued. Coalesced; never throws. */
@@ -159,10 +164,15 @@ export class ParkPush {
     return { count: failed.length, lastError: failed.at(-1)?.error ?? '' }
   }
 
-  /** Queues failed records again once rested, and wakes the drain for anything pending. */
+  /** Queues failed records again once rested, and drains anything pending. Never throws. */
   async sweep(): Promise<void> {
-    await this.sync.requeueFailed(this.registry.all, undefined, this.settings.failedRetrySeconds)
-    if (await this.sync.hasPending(this.registry.all)) this.wake()
+    try {
+      await this.sync.requeueFailed(this.registry.all, undefined, this.settings.failedRetrySeconds)
+      if (await this.sync.hasPending(this.registry.all)) await this.drain()
+    } catch (error) {
+      // Recorded on the records; the next sweep or retry tries again.
+      this.log.warn({ err: error }, 'park sweep: not everything was pushed')
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
-// A real park edition, as its own process (node src/main.ts, EDITION=park), that a test can stop,
-// kill and start again on the same port and database.
+// Real editions as their own processes (node src/main.ts), that a test can stop, kill and start
+// again on the same port and database: the park, or enterprise instances pushing to it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -10,7 +10,7 @@ interface TestContext {
   after(fn: () => unknown): void
 }
 
-export interface ParkProcess {
+export interface EditionProcess {
   url: string
   databaseUrl: string
   start(): Promise<void>
@@ -39,8 +39,11 @@ export async function eventually<T>(condition: () => Promise<T | undefined | fal
   }
 }
 
-export async function startParkProcess(t: TestContext, env: Record<string, string> = {}): Promise<ParkProcess> {
-  const databaseUrl = await freshDatabase(t)
+export async function startEdition(
+  t: TestContext,
+  options: { edition: 'park' | 'enterprise'; databaseUrl?: string; env?: Record<string, string> },
+): Promise<EditionProcess> {
+  const databaseUrl = options.databaseUrl ?? (await freshDatabase(t))
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   let child: ChildProcess | undefined
@@ -48,19 +51,146 @@ export async function startParkProcess(t: TestContext, env: Record<string, strin
 
   const start = async () => {
     child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, NODE_OPTIONS: '', EDITION: 'park', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        EDITION: options.edition,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        ADMIN_PASSWORD,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_MAX: '1000000',
+        ...options.env,
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     })
     const current = child
     exited = new Promise((resolve) => current.once('exit', () => resolve()))
-    await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, { what: 'the park edition to be ready' })
+    await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, { what: `the ${options.edition} edition to be ready` })
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (!child || child.exitCode !== null) return
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
     child.kill(signal)
     await exited
   }
   t.after(() => stop('SIGKILL'))
   await start()
   return { url, databaseUrl, start, stop }
+}
+
+export const startParkProcess = (t: TestContext, env: Record<string, string> = {}) => startEdition(t, { edition: 'park', env })
+
+/** A JSON POST with an optional bearer token; answers the envelope. */
+export async function post(url: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> {
+  const reply = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: JSON.stringify(body),
+  })
+  return reply.json()
+}
+
+export async function loginTo(url: string): Promise<string> {
+  return (await post(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
+}
+
+const RESOURCES: Record<string, string> = {
+  monitorEquip: '/hazard/monitorEquip',
+  riskUnit: '/prevent/riskUnit',
+  riskEvents: '/prevent/riskEvents',
+  riskMeasures: '/prevent/riskMeasures',
+  troubleshootTask: '/prevent/troubleshootTask',
+  troubleshootRecord: '/prevent/troubleshootRecord',
+  troubleshootInfo: '/prevent/troubleshootInfo',
+  ticketBaseInfo: '/prevent/ticketBaseInfo',
+  trainBaseInfo: '/prevent/trainBaseInfo',
+}
+
+/** Every live record of an edition, by resource and id, with every field but the sync state. */
+export async function liveRecords(url: string, token: string): Promise<Record<string, any[]>> {
+  const all: Record<string, any[]> = {}
+  for (const [resource, path] of Object.entries(RESOURCES)) {
+    all[resource] = []
+    for (let pageNum = 1; ; pageNum++) {
+      const page = await post(`${url}${path}/list`, { pageNum, pageSize: 500 }, token)
+      if (page.code !== 0) throw new Error(`${url}${path}/list: ${page.code} ${page.msg}`)
+      all[resource].push(...page.data.list.map(({ sync_time, sync_status, ...fields }: any) => fields))
+      if (page.data.list.length < 500) break
+    }
+    all[resource].sort((a, b) => (a.id < b.id ? -1 : 1))
+  }
+  return all
+}
+
+/** True when the enterprise has nothing pending or failed. */
+export async function allSynced(url: string, token: string): Promise<boolean> {
+  const status = await post(`${url}/system/sync/status`, {}, token)
+  return status.code === 0 && status.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+}
+
+/**
+ * Writes from `concurrency` clients until `until()` says stop: adds of risk units, and updates of
+ * earlier ones. Returns the ids whose add was acknowledged (code 0) and the last acknowledged name
+ * of every record; failures (the service killed, the database cut) are simply not acknowledged.
+ */
+export async function writeLoad(
+  url: () => string,
+  token: string,
+  options: { prefix: string; concurrency?: number; until: () => boolean },
+): Promise<{ added: Set<string>; names: Map<string, string> }> {
+  const added = new Set<string>()
+  const names = new Map<string, string>()
+  let next = 0
+  const worker = async () => {
+    while (!options.until()) {
+      const n = next++
+      const id = `${options.prefix}-${n}`
+      const name = `unit ${n}`
+      try {
+        const reply = await post(`${url()}/prevent/riskUnit/add`, { id, riskUnitName: name }, token)
+        if (reply.code === 0) {
+          added.add(id)
+          names.set(id, name)
+        }
+        if (n % 3 === 0 && added.size > 0) {
+          const target = `${options.prefix}-${Math.floor(n / 2)}`
+          if (added.has(target)) {
+            const renamed = `renamed ${n}`
+            // The outcome of an update that got no answer is unknown: forget the expectation then.
+            names.delete(target)
+            const update = await post(`${url()}/prevent/riskUnit/update`, { id: target, riskUnitName: renamed }, token)
+            if (update.code === 0) names.set(target, renamed)
+          }
+        }
+      } catch {
+        await delay(20) // the service is down: try the next one shortly
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker))
+  return { added, names }
+}
+
+/**
+ * The end of every fault test: the enterprise converges (nothing pending or failed) within
+ * `timeoutMs`, then the park holds exactly the enterprise's live records, field for field (no
+ * duplicates: ids are unique on both sides), including every acknowledged write, at its last
+ * acknowledged value.
+ */
+export async function assertConverged(
+  t: { same(...args: any[]): unknown; ok(...args: any[]): unknown; equal(...args: any[]): unknown },
+  enterprise: { url: string; token: string },
+  park: { url: string; token: string },
+  load: { added: Set<string>; names: Map<string, string> },
+  timeoutMs = 120_000,
+): Promise<void> {
+  await eventually(() => allSynced(enterprise.url, enterprise.token), { timeoutMs, everyMs: 200, what: 'the enterprise to have nothing pending' })
+  const [onEnterprise, onPark] = await Promise.all([liveRecords(enterprise.url, enterprise.token), liveRecords(park.url, park.token)])
+  t.same(onPark, onEnterprise, 'the park holds exactly the enterprise\u2019s live records, field for field')
+  const parkUnits = new Map(onPark.riskUnit.map((unit: any) => [unit.id, unit]))
+  const missing = [...load.added].filter((id) => !parkUnits.has(id))
+  t.same(missing, [], `all ${load.added.size} acknowledged adds reached the park`)
+  const stale = [...load.names].filter(([id, name]) => parkUnits.get(id)?.riskUnitName !== name)
+  t.same(stale, [], 'every acknowledged update reached the park')
 }
