@@ -7,20 +7,19 @@ import type pg from 'pg'
 const MIGRATIONS = fileURLToPath(new URL('../../prisma/migrations/*.do.*.sql', import.meta.url))
 const LOCK_KEY = 'safety-platform:migrate'
 
+function postgrator(db: pg.Pool | pg.PoolClient): Postgrator {
+  return new Postgrator({ migrationPattern: MIGRATIONS, driver: 'pg', schemaTable: 'schema_version', execQuery: (query: string) => db.query(query) })
+}
+
 export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number }> {
   const client = await pool.connect()
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY])
     try {
-      const postgrator = new Postgrator({
-        migrationPattern: MIGRATIONS,
-        driver: 'pg',
-        schemaTable: 'schema_version',
-        execQuery: (query: string) => client.query(query),
-      })
-      const from = Number(await postgrator.getDatabaseVersion())
-      await postgrator.migrate()
-      return { from, to: Number(await postgrator.getDatabaseVersion()) }
+      const migrator = postgrator(client)
+      const from = Number(await migrator.getDatabaseVersion())
+      await migrator.migrate()
+      return { from, to: Number(await migrator.getDatabaseVersion()) }
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY])
     }
@@ -31,13 +30,8 @@ export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number
 
 /** The newest migration version shipped with this code (what /health/ready expects to find). */
 export async function latestMigrationVersion(pool: pg.Pool): Promise<{ expected: number; actual: number }> {
-  const postgrator = new Postgrator({
-    migrationPattern: MIGRATIONS,
-    driver: 'pg',
-    schemaTable: 'schema_version',
-    execQuery: (query: string) => pool.query(query),
-  })
-  const expected = Number(await postgrator.getMaxVersion())
-  const actual = Number(await postgrator.getDatabaseVersion())
+  const migrator = postgrator(pool)
+  const expected = Number(await migrator.getMaxVersion())
+  const actual = Number(await migrator.getDatabaseVersion())
   return { expected, actual }
 }

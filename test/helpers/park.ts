@@ -5,6 +5,7 @@ import net from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
+import { RESOURCE_PATHS } from './fixtures.ts'
 
 interface TestContext {
   after(fn: () => unknown): void
@@ -95,22 +96,11 @@ export async function loginTo(url: string): Promise<string> {
   return (await post(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
 }
 
-const RESOURCES: Record<string, string> = {
-  monitorEquip: '/hazard/monitorEquip',
-  riskUnit: '/prevent/riskUnit',
-  riskEvents: '/prevent/riskEvents',
-  riskMeasures: '/prevent/riskMeasures',
-  troubleshootTask: '/prevent/troubleshootTask',
-  troubleshootRecord: '/prevent/troubleshootRecord',
-  troubleshootInfo: '/prevent/troubleshootInfo',
-  ticketBaseInfo: '/prevent/ticketBaseInfo',
-  trainBaseInfo: '/prevent/trainBaseInfo',
-}
 
 /** Every live record of an edition, by resource and id, with every field but the sync state. */
 export async function liveRecords(url: string, token: string): Promise<Record<string, any[]>> {
   const all: Record<string, any[]> = {}
-  for (const [resource, path] of Object.entries(RESOURCES)) {
+  for (const [resource, path] of Object.entries(RESOURCE_PATHS)) {
     all[resource] = []
     for (let pageNum = 1; ; pageNum++) {
       const page = await post(`${url}${path}/list`, { pageNum, pageSize: 500 }, token)
