@@ -94,7 +94,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   app.setErrorHandler((error, request, reply) => sendFailure(request, reply, error))
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(failure(Code.noSuchPath, `no such operation: ${request.method} ${request.url.split('?')[0]}`)),
+    reply.code(404).send(failure(Code.noSuchPath, `no such path: ${request.method} ${request.url.split('?')[0]}`)),
   )
 
   await app.register(fastifyJwt, {
@@ -127,6 +127,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   })
 
+  // Swagger UI first: its pages are not operations, and the rate limiter registered next only
+  // limits the routes registered after it.
+  await registerSwaggerUi(app, document)
   await app.register(fastifyRateLimit, {
     global: true,
     hook: 'preParsing',
@@ -196,7 +199,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
 
   // --- operator surfaces (Swagger UI, metrics): registered here, implemented in their own modules ---
-  await registerSwaggerUi(app, document)
   registerMetrics(app, { pool: database.pool })
   // --- end of operator surfaces ---
 
@@ -270,7 +272,7 @@ function classify(error: unknown): [Parameters<typeof failure>[0], string] {
   if (fastifyError.validation) {
     const context = fastifyError.validationContext
     if (context === 'body' && isNotAnObject(fastifyError.validation)) return [Code.malformed, 'request body must be a JSON object']
-    return [Code.badParameter, describeErrors(fastifyError.validation, context === 'headers' ? '' : '')]
+    return [Code.badParameter, describeErrors(fastifyError.validation)]
   }
   if (isDatabaseUnavailable(error)) return [Code.databaseUnavailable, 'database unavailable, please retry later']
   switch (fastifyError.statusCode) {
@@ -280,7 +282,7 @@ function classify(error: unknown): [Parameters<typeof failure>[0], string] {
     case 413:
       return [Code.tooLarge, 'request body too large']
     case 404:
-      return [Code.noSuchPath, 'no such operation']
+      return [Code.noSuchPath, 'no such path']
     default:
       return [Code.unexpected, GENERIC_BUSY_MESSAGE]
   }

@@ -11,16 +11,9 @@ import type { OpenApiDocument } from '../contract/openapi-document.ts'
 export const DOCS_PREFIX = '/docs'
 
 export async function registerSwaggerUi(app: FastifyInstance, document: OpenApiDocument): Promise<void> {
+  // Pages, not operations: registered before the rate limiter (buildApp), whose global hook then
+  // never reaches these routes; authentication only concerns the document's operations.
   await app.register(async (docs) => {
-    // Pages, not operations: no rate limit. The UI's routes take no route options of ours, so they
-    // cannot carry `config: { rateLimit: false }`; by the time this hook runs, the global limiter's
-    // own onRoute hook (registered earlier, so run earlier) has attached its preParsing hook to
-    // each of them. They have no preParsing hook of their own: drop the limiter's.
-    // (Authentication never applies here: it only concerns the document's operations.)
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...route.config, rateLimit: false }
-      delete route.preParsing
-    })
     await docs.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
     await docs.register(fastifySwaggerUi, {
       routePrefix: DOCS_PREFIX,

@@ -68,6 +68,10 @@ export async function startEdition(
     })
     const current = child
     exited = new Promise((resolve) => current.once('exit', () => resolve()))
+    // If the test process itself ends abruptly (a timeout), its editions go with it.
+    const reap = () => current.kill('SIGKILL')
+    process.once('exit', reap)
+    current.once('exit', () => process.off('exit', reap))
     await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, { what: `the ${options.edition} edition to be ready` })
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
