@@ -1,7 +1,7 @@
 // Builds the HTTP service: Fastify with the document's routes (fastify-openapi-glue), one Ajv that
 // neither coerces nor strips, authentication and roles in onRequest (so 401 and 403 come before
 // any parsing), rate limits, and one error handler that answers every failure with the envelope.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import fastifyJwt from '@fastify/jwt'
 import fastifyRateLimit from '@fastify/rate-limit'
 import openapiGlue from 'fastify-openapi-glue'
@@ -22,9 +22,11 @@ import { ResourceStore, type WriteContext } from '../store/resource-store.ts'
 import { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
+import { registerPushMetrics } from '../park/push-metrics.ts'
 import { PgBoss } from 'pg-boss'
 import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf, success, type BusinessCode, type Envelope } from './business-error.ts'
 import { registerMetrics } from './metrics.ts'
+import { registerRequestLog } from './request-log.ts'
 import { registerSwaggerUi } from './swagger-ui.ts'
 
 declare module 'fastify' {
@@ -77,11 +79,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // One line per request instead, written by request-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
     // Request ids for the log lines, unique across instances; never trust a caller's.
     genReqId: () => randomUUID(),
   })
   app.decorateRequest('caller', null)
+  registerRequestLog(app)
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
 
   // JSON only. An empty body is "no body" (logout, refresh); a route that needs one says 1000 below.
@@ -192,14 +197,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     try {
       const { expected, actual } = await latestMigrationVersion(database.pool)
       if (actual < expected) return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
-      return success({ status: 'ready', migration: actual })
+      if (push && !(await push.ready())) return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
+      return success({ status: 'ready', migration: actual, push: push ? 'ready' : 'not configured' })
     } catch {
       return reply.code(503).send(failure(Code.databaseUnavailable, 'database unavailable'))
     }
   })
 
   // --- operator surfaces (Swagger UI, metrics): registered here, implemented in their own modules ---
-  registerMetrics(app, { pool: database.pool })
+  registerPushMetrics(registerMetrics(app, { pool: database.pool }).registry, { sync, resources: registry, push })
   // --- end of operator surfaces ---
 
   await app.ready()

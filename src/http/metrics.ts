@@ -2,7 +2,8 @@
 // has its own registry (several apps run in one test process; prom-client's global default registry
 // would collide). Other modules add their own metrics to `app.metrics.registry` (or the returned
 // object), e.g. a Gauge with a `collect()` that reads its value on each scrape.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { operationOf } from './request-log.ts'
 import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 
@@ -59,17 +60,9 @@ export function registerMetrics(app: FastifyInstance, options: { pool: pg.Pool }
     },
   })
 
-  // The envelope's code, seen as an object before serialisation (handlers, the error handler and
-  // the not-found handler all send the envelope as an object), counted once the answer is sent.
-  const codes = new WeakMap<FastifyRequest, number>()
-  app.addHook('preSerialization', (request, _reply, payload, done) => {
-    const code = (payload as { code?: unknown } | null)?.code
-    if (typeof code === 'number') codes.set(request, code)
-    done(null, payload)
-  })
   app.addHook('onResponse', (request, reply, done) => {
     const operation = operationOf(request)
-    const code = codes.get(request)
+    const code = request.envelopeCode
     requests.inc({ operation, code: code === undefined ? 'none' : String(code) })
     duration.observe({ operation }, reply.elapsedTime / 1000)
     done()
@@ -86,7 +79,3 @@ export function registerMetrics(app: FastifyInstance, options: { pool: pg.Pool }
 }
 
 /** A bounded label: the operationId, else the route's path, else (unknown path) "unmatched". */
-function operationOf(request: FastifyRequest): string {
-  const { schema, url } = request.routeOptions
-  return (schema as { operationId?: string } | undefined)?.operationId ?? url ?? 'unmatched'
-}

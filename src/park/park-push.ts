@@ -47,6 +47,8 @@ export class ParkPush {
   /** Until when the park is taken to be down (after a failed push), and the backoff that set it. */
   private parkDownUntil = 0
   private backoffMs = 0
+  /** Since start: calls to the park, failed calls, records acknowledged, records refused. */
+  readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0 }
 
   constructor(options: { boss: PgBoss; sync: SyncStore; registry: ResourceRegistry; client: ParkClient; settings: PushSettings; log: FastifyBaseLogger }) {
     this.boss = options.boss
@@ -146,21 +148,24 @@ export class ParkPush {
   private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<{ count: number; lastError: string }> {
     const maxAttempts = this.settings.retryLimit + 1
     let result
+    this.stats.calls++
     try {
       result = await this.client.push(resource, items)
     } catch (error) {
+      this.stats.failedCalls++
       const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
       await this.sync.recordFailure(resource, items.map((item) => ({ id: item.id, version: item.version, error: message })), maxAttempts)
       throw error
     }
     const versions = new Map(items.map((item) => [item.id, item.version]))
-    await this.sync.acknowledge(resource, result.succeeded.map((id) => ({ id, version: versions.get(id)! })))
+    this.stats.acknowledged += await this.sync.acknowledge(resource, result.succeeded.map((id) => ({ id, version: versions.get(id)! })))
     const failed = result.failed.map((failure) => ({
       id: items[failure.index].id,
       version: items[failure.index].version,
       error: `park refused with ${failure.code}: ${failure.reason}`,
     }))
     await this.sync.recordFailure(resource, failed, maxAttempts)
+    this.stats.refused += failed.length
     return { count: failed.length, lastError: failed.at(-1)?.error ?? '' }
   }
 
@@ -173,6 +178,17 @@ export class ParkPush {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')
     }
+  }
+
+  /** The push queue's jobs by state, for metrics; undefined before start. */
+  async queueDepth(): Promise<{ queued: number; active: number; failed: number } | undefined> {
+    const queue = await this.boss.getQueue(PUSH_QUEUE)
+    return queue ? { queued: queue.queuedCount, active: queue.activeCount, failed: queue.failedCount } : undefined
+  }
+
+  /** Ready when pg-boss is installed and its push queue exists. */
+  async ready(): Promise<boolean> {
+    return (await this.boss.getQueue(PUSH_QUEUE).catch(() => null)) !== null
   }
 
   async stop(): Promise<void> {

@@ -15,8 +15,8 @@ export interface EditionProcess {
   url: string
   databaseUrl: string
   start(): Promise<void>
-  /** SIGTERM (graceful) or SIGKILL, and wait for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<void>
+  /** SIGTERM (graceful) or SIGKILL, and wait for the exit; answers the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
@@ -48,7 +48,7 @@ export async function startEdition(
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   let child: ChildProcess | undefined
-  let exited: Promise<void> | undefined
+  let exited: Promise<number | null> | undefined
 
   const start = async () => {
     child = spawn(process.execPath, [MAIN], {
@@ -67,7 +67,7 @@ export async function startEdition(
       stdio: ['ignore', 'ignore', 'inherit'],
     })
     const current = child
-    exited = new Promise((resolve) => current.once('exit', () => resolve()))
+    exited = new Promise((resolve) => current.once('exit', (code) => resolve(code)))
     // If the test process itself ends abruptly (a timeout), its editions go with it.
     const reap = () => current.kill('SIGKILL')
     process.once('exit', reap)
@@ -75,9 +75,9 @@ export async function startEdition(
     await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, { what: `the ${options.edition} edition to be ready` })
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null
     child.kill(signal)
-    await exited
+    return exited!
   }
   t.after(() => stop('SIGKILL'))
   await start()

@@ -111,4 +111,18 @@ t.test('the park down: writes answer as usual, stay pending, and reach the park 
   t.same(await liveRecords(park.url, parkToken), await liveRecords(enterprise.url, token))
 })
 
+t.test('operators see the push: readiness includes pg-boss, metrics count records and calls', async (t) => {
+  const ready = (await (await fetch(`${enterprise.url}/health/ready`)).json()) as any
+  t.equal(ready.data.push, 'ready')
+  const text = await (await fetch(`${enterprise.url}/metrics`)).text()
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1])
+  t.ok(value(/^sync_records\{resource="riskUnit",state="synced"\} (\d+)$/m) >= 500, 'synced risk units')
+  t.equal(value(/^sync_records\{resource="riskUnit",state="pending"\} (\d+)$/m), 0)
+  t.equal(value(/^sync_oldest_pending_seconds (\S+)$/m), 0)
+  t.ok(value(/^park_push_calls_total (\d+)$/m) > 0, 'push calls counted')
+  t.ok(value(/^park_push_call_failures_total (\d+)$/m) > 0, 'the calls that failed while the park was down')
+  t.ok(value(/^park_push_records_acknowledged_total (\d+)$/m) >= 500)
+  t.match(text, /^park_push_jobs\{state="queued"\} \d+$/m)
+})
+
 t.end()

@@ -1,0 +1,41 @@
+// One log line per request, once answered: request id, user, operationId, HTTP status, the
+// envelope's business code and the duration. Nothing of the body, nor any header, is logged (so no
+// password, token or Authorization value can be).
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The business code of the envelope answered (undefined when the answer is not an envelope). */
+    envelopeCode: number | undefined
+  }
+}
+
+/** The operation a request is for: its operationId, the route of pages outside the contract, or `unmatched`. */
+export function operationOf(request: FastifyRequest): string {
+  const schema = request.routeOptions.schema as { operationId?: string } | undefined
+  return schema?.operationId ?? (request.routeOptions.url || 'unmatched')
+}
+
+export function registerRequestLog(app: FastifyInstance): void {
+  app.decorateRequest('envelopeCode', undefined)
+  // Handlers, the error handler and the not-found handler all send the envelope as an object.
+  app.addHook('preSerialization', async (request, _reply, payload) => {
+    const code = (payload as { code?: unknown } | null)?.code
+    if (typeof code === 'number') request.envelopeCode = code
+    return payload
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        operationId: operationOf(request),
+        user: request.caller?.userName ?? null,
+        status: reply.statusCode,
+        code: request.envelopeCode ?? null,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request completed',
+    )
+  })
+}

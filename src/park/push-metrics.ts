@@ -1,0 +1,55 @@
+// Push metrics, read on each scrape: records by resource and sync state, the oldest pending age,
+// the push queue's jobs by state, and the push's calls, failures and records since start.
+import { Counter, Gauge, type Registry } from 'prom-client'
+import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { SyncStore } from '../store/sync-store.ts'
+import type { ParkPush } from './park-push.ts'
+
+export function registerPushMetrics(metrics: Registry, options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined }): void {
+  const { sync, resources, push } = options
+  const records = new Gauge({
+    name: 'sync_records',
+    help: 'Records (tombstones included) by resource and sync state (pending, synced, failed).',
+    labelNames: ['resource', 'state'] as const,
+    registers: [metrics],
+    async collect() {
+      for (const counts of await sync.counts(resources.all)) {
+        for (const state of ['pending', 'synced', 'failed'] as const) records.set({ resource: counts.resource, state }, counts[state])
+      }
+    },
+  })
+  const oldest = new Gauge({
+    name: 'sync_oldest_pending_seconds',
+    help: 'Age of the oldest write still waiting to be pushed (0 when none).',
+    registers: [metrics],
+    async collect() {
+      const ages = (await sync.counts(resources.all)).map((counts) => counts.oldestPendingSeconds ?? 0)
+      oldest.set(Math.max(0, ...ages))
+    },
+  })
+  if (!push) return
+  const queue = new Gauge({
+    name: 'park_push_jobs',
+    help: 'Jobs of the park-push queue by state (queued, active, failed).',
+    labelNames: ['state'] as const,
+    registers: [metrics],
+    async collect() {
+      const depth = await push.queueDepth()
+      if (depth) for (const [state, count] of Object.entries(depth)) queue.set({ state }, count)
+    },
+  })
+  const counter = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [metrics],
+      collect() {
+        this.reset()
+        this.inc(read())
+      },
+    })
+  counter('park_push_calls_total', 'Push calls made to the park.', () => push.stats.calls)
+  counter('park_push_call_failures_total', 'Push calls that failed (park unreachable, timed out or answering an error).', () => push.stats.failedCalls)
+  counter('park_push_records_acknowledged_total', 'Records the park acknowledged.', () => push.stats.acknowledged)
+  counter('park_push_records_refused_total', 'Records the park refused (they are retried).', () => push.stats.refused)
+}
