@@ -1795,7 +1795,7 @@ export type components = {
          */
         Mobile: string;
         /**
-         * @description State of the push of this record to the park edition: `pending` the push of the latest version is waiting (set by every business write, in the same transaction); `synced` the park edition acknowledged the latest version (`sync_time` set); `failed` retries with backoff are exhausted (retried by `/system/sync/retry` and by a periodic sweep). A sync-status change never changes `updateTime`.
+         * @description State of the push of this record to the park edition: `pending` the push of the latest version is waiting (set by every business write, in the same transaction); `synced` the park edition acknowledged the latest version (`sync_time` set); `failed` retries with backoff are exhausted (`sync_time` then says when; retried by `/system/sync/retry`, and by the sweep every minute once failed for `SYNC_FAILED_RETRY_SECONDS`, default 60). A sync-status change never changes `updateTime`.
          * @example synced
          * @enum {string}
          */
