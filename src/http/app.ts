@@ -6,27 +6,30 @@ import fastifyJwt from '@fastify/jwt'
 import fastifyRateLimit from '@fastify/rate-limit'
 import openapiGlue from 'fastify-openapi-glue'
 import { randomBytes, randomUUID } from 'node:crypto'
+import { PgBoss } from 'pg-boss'
 import { AuthService, type Caller } from '../auth/auth-service.ts'
 import { AuthState } from '../auth/auth-state.ts'
 import type { Config } from '../config.ts'
 import { listOperations, loadOpenApi, type OpenApiDocument } from '../contract/openapi-document.ts'
-import { createAjv, describeErrors, isNotAnObject, type Validator } from '../contract/validation.ts'
+import { pushItemSchema } from '../contract/push-item-schema.ts'
+import { createAjv, type Validator } from '../contract/validation.ts'
 import { Idempotency } from '../operations/idempotency.ts'
+import { operationHandlers } from '../operations/operation-handlers.ts'
 import { ResourceOperations } from '../operations/resource-operations.ts'
 import { SystemOperations } from '../operations/system-operations.ts'
-import { ResourceRegistry, type ResourceDef } from '../resources/resource-registry.ts'
-import { isDatabaseUnavailable, type Database } from '../store/database.ts'
-import { instantFormatter } from '../store/instant-format.ts'
-import { latestMigrationVersion, migrate } from '../store/migrate.ts'
-import { ResourceStore, type WriteContext } from '../store/resource-store.ts'
-import { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
 import { registerPushMetrics } from '../park/push-metrics.ts'
-import { PgBoss } from 'pg-boss'
-import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf, success, type BusinessCode, type Envelope } from './business-error.ts'
+import { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { Database } from '../store/database.ts'
+import { instantFormatter } from '../store/instant-format.ts'
+import { latestMigrationVersion, migrate } from '../store/migrate.ts'
+import { ResourceStore } from '../store/resource-store.ts'
+import { SyncStore } from '../store/sync-store.ts'
+import { BusinessError, Code, failure, success } from './business-error.ts'
+import { sendFailure } from './error-handler.ts'
 import { registerMetrics } from './metrics.ts'
-import { registerRequestLog } from './request-log.ts'
+import { operationIdOf, registerRequestLog } from './request-log.ts'
 import { registerSwaggerUi } from './swagger-ui.ts'
 
 declare module 'fastify' {
@@ -60,7 +63,6 @@ interface OperationPolicy {
   bodyRequired: boolean
 }
 
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options
@@ -115,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const policies = operationPolicies(document)
   // Callback-style hooks: checked synchronously, no promise per request on the hot path.
   app.addHook('onRequest', (request, _reply, done) => {
-    const operationId = operationOf(request)
+    const operationId = operationIdOf(request)
     const policy = operationId ? policies.get(operationId) : undefined
     if (!policy?.authenticated) return done()
     const header = request.headers.authorization
@@ -132,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     done()
   })
   app.addHook('preValidation', (request, _reply, done) => {
-    const operationId = operationOf(request)
+    const operationId = operationIdOf(request)
     if (operationId && policies.get(operationId)?.bodyRequired && request.body === undefined) {
       return done(new BusinessError(Code.malformed, 'request body must be a JSON object'))
     }
@@ -245,62 +247,6 @@ function parkPush(config: Config, database: Database, sync: SyncStore, registry:
   return new ParkPush({ boss, sync, registry, client, settings: config.push, log })
 }
 
-/** A pushed record (park edition, X-Sync-Push): every field of the resource, the server-kept ones, version, deleted. */
-function pushItemSchema(document: OpenApiDocument, schemaName: string): Record<string, unknown> {
-  const add = document.components.schemas[schemaName]
-  const text = { type: 'string', maxLength: 128 }
-  const instant = { $ref: '#/components/schemas/Instant' }
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: [...add.required, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'],
-    properties: {
-      ...add.properties,
-      companyCode: { type: 'string', pattern: '^[0-9]{9}$' },
-      createTime: instant,
-      updateTime: instant,
-      createBy: text,
-      updateBy: text,
-      version: { type: 'integer', minimum: 1 },
-      deleted: { type: 'boolean' },
-    },
-    components: document.components,
-  }
-}
-
-function operationOf(request: FastifyRequest): string | undefined {
-  return (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId
-}
-
-function sendFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  const [code, message] = classify(error)
-  if (code === Code.unexpected || code === Code.databaseUnavailable) request.log.error({ err: error }, 'request failed')
-  return reply.code(statusOf(code)).send(failure(code, message))
-}
-
-/** Every error, ours or Fastify's or a library's, as (code, message) for the caller: nothing internal leaks. */
-function classify(error: unknown): [Parameters<typeof failure>[0], string] {
-  if (error instanceof BusinessError) return [error.code, error.message]
-  const fastifyError = error as { validation?: any[]; validationContext?: string; statusCode?: number; code?: string }
-  if (fastifyError.validation) {
-    const context = fastifyError.validationContext
-    if (context === 'body' && isNotAnObject(fastifyError.validation)) return [Code.malformed, 'request body must be a JSON object']
-    return [Code.badParameter, describeErrors(fastifyError.validation)]
-  }
-  if (isDatabaseUnavailable(error)) return [Code.databaseUnavailable, 'database unavailable, please retry later']
-  switch (fastifyError.statusCode) {
-    case 400:
-    case 415:
-      return [Code.malformed, fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'content type must be application/json' : 'request body is not valid JSON']
-    case 413:
-      return [Code.tooLarge, 'request body too large']
-    case 404:
-      return [Code.noSuchPath, 'no such path']
-    default:
-      return [Code.unexpected, GENERIC_BUSY_MESSAGE]
-  }
-}
-
 function operationPolicies(document: OpenApiDocument): Map<string, OperationPolicy> {
   return new Map(
     listOperations(document).map(({ operationId, spec }) => {
@@ -334,67 +280,6 @@ function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
     }
   }
   return specification
-}
-
-function operationHandlers(options: {
-  document: OpenApiDocument
-  registry: ResourceRegistry
-  resources: ResourceOperations
-  system: SystemOperations
-  idempotency: Idempotency
-  edition: Config['edition']
-  wakePush: () => void
-}): Map<string, Handler> {
-  const { document, registry, resources, system, idempotency, edition, wakePush } = options
-  const handlers = new Map<string, Handler>()
-  const body = (request: FastifyRequest) => request.body as any
-  type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
-  /** A write runs once per Idempotency-Key when the caller sends one; a stored write wakes the push. */
-  const write = (operationId: string, run: Write): Handler => async (request, reply) => {
-    const userName = request.caller!.userName
-    const key = request.headers['idempotency-key']
-    const answer =
-      typeof key === 'string'
-        ? await idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
-        : await run(request, { userName })
-    if (answer.code === Code.ok) wakePush()
-    reply.code(statusOf(answer.code as BusinessCode))
-    return answer
-  }
-  /** add-batch, or on the park edition with X-Sync-Push, the application of pushed records (admin only). */
-  const addBatch = (resource: ResourceDef): Write => async (request, context) => {
-    if (request.headers['x-sync-push'] !== '1') return success(await resources.addBatch(resource, body(request).list, context))
-    if (edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
-    if (request.caller!.role !== 'admin') throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
-    return success(await resources.applyPushed(resource, body(request).list, context))
-  }
-  for (const { operationId, spec } of listOperations(document)) {
-    const key = spec['x-resource']
-    if (!key) continue
-    const resource = registry.get(key)
-    const action: string = spec['x-action']
-    const handler: Handler | undefined = {
-      add: write(operationId, async (request, context) => (await resources.add(resource, body(request), context), success())),
-      update: write(operationId, async (request, context) => (await resources.update(resource, body(request), context), success())),
-      delete: write(operationId, async (request, context) => (await resources.delete(resource, body(request).id, context), success())),
-      addBatch: write(operationId, addBatch(resource)),
-      getById: async (request: FastifyRequest) => success(await resources.getById(resource, body(request).id)),
-      list: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
-      search: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
-    }[action]
-    if (!handler) throw new Error(`unknown x-action ${action} on ${operationId}`)
-    handlers.set(operationId, handler)
-  }
-  handlers.set('systemLogin', (request) => system.login(body(request)))
-  handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
-  handlers.set('systemLogout', (request) => system.logout(request.caller!))
-  handlers.set('systemUserAdd', (request) => system.userAdd(body(request)))
-  handlers.set('systemUserUpdate', (request) => system.userUpdate(body(request)))
-  handlers.set('systemUserDelete', (request) => system.userDelete(body(request)))
-  handlers.set('systemUserList', (request) => system.userList(body(request)))
-  handlers.set('systemSyncStatus', () => system.syncStatus())
-  handlers.set('systemSyncRetry', (request) => system.syncRetry(body(request)))
-  return handlers
 }
 
 /** The JWT secret kept in the database when none is configured, so every instance signs alike. */

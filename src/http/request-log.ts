@@ -10,10 +10,14 @@ declare module 'fastify' {
   }
 }
 
+/** The operationId of the document's operation a request is for, if it is for one. */
+export function operationIdOf(request: FastifyRequest): string | undefined {
+  return (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId
+}
+
 /** The operation a request is for: its operationId, the route of pages outside the contract, or `unmatched`. */
 export function operationOf(request: FastifyRequest): string {
-  const schema = request.routeOptions.schema as { operationId?: string } | undefined
-  return schema?.operationId ?? (request.routeOptions.url || 'unmatched')
+  return operationIdOf(request) ?? (request.routeOptions.url || 'unmatched')
 }
 
 export function registerRequestLog(app: FastifyInstance): void {

@@ -1,0 +1,26 @@
+// The schema of a record pushed to the park edition (add-batch with X-Sync-Push), derived from the
+// resource's add schema in the document: every field, the server-kept ones, version and deleted.
+import type { OpenApiDocument } from './openapi-document.ts'
+
+/** A pushed record (park edition, X-Sync-Push): every field of the resource, the server-kept ones, version, deleted. */
+export function pushItemSchema(document: OpenApiDocument, schemaName: string): Record<string, unknown> {
+  const add = document.components.schemas[schemaName]
+  const text = { type: 'string', maxLength: 128 }
+  const instant = { $ref: '#/components/schemas/Instant' }
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: [...add.required, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'],
+    properties: {
+      ...add.properties,
+      companyCode: { type: 'string', pattern: '^[0-9]{9}$' },
+      createTime: instant,
+      updateTime: instant,
+      createBy: text,
+      updateBy: text,
+      version: { type: 'integer', minimum: 1 },
+      deleted: { type: 'boolean' },
+    },
+    components: document.components,
+  }
+}
