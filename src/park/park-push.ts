@@ -186,6 +186,11 @@ export class ParkPush {
     return queue ? { queued: queue.queuedCount, active: queue.activeCount, failed: queue.failedCount } : undefined
   }
 
+  /** One pass of pg-boss's supervisor now (expiry of drains whose process died); it also runs on its own. */
+  async supervise(): Promise<void> {
+    await this.boss.supervise()
+  }
+
   /** Ready when pg-boss is installed and its push queue exists. */
   async ready(): Promise<boolean> {
     return (await this.boss.getQueue(PUSH_QUEUE).catch(() => null)) !== null
