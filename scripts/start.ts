@@ -3,7 +3,8 @@
 // With DATABASE_URL set: runs one edition (src/main.ts, configured by the environment).
 // Without it: the zero-setup demo. An embedded PostgreSQL (data in DATA_DIR, default ./.data),
 // the park edition (PARK_PORT, default 3100) and the enterprise edition (PORT, default 3000)
-// pushing to it. Ctrl+C / SIGTERM stops both editions, then PostgreSQL.
+// pushing to it. Ctrl+C / SIGTERM stops both editions, then PostgreSQL. An edition that dies (a
+// crash, a kill from outside) is started again after a second; only a crash loop stops everything.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,11 @@ import { startEmbeddedPostgres, ensureDatabase, type EmbeddedPostgres } from '..
 const ROOT = path.resolve(import.meta.dirname, '..');
 const MAIN = path.join(ROOT, 'src', 'main.ts');
 const CHILD_STOP_TIMEOUT_MS = 30_000;
+/** An edition that exits unexpectedly is started again after this long... */
+const RESTART_DELAY_MS = 1_000;
+/** ...unless it already did so more than this many times within the window: then everything stops. */
+const RESTART_LIMIT = 5;
+const RESTART_WINDOW_MS = 60_000;
 // npm forwards the terminal's Ctrl+C to us on top of the one the terminal sends: one Ctrl+C can
 // arrive twice. The same signal again within this time counts as one.
 const SIGNAL_DEDUP_MS = 1500;
@@ -229,7 +235,10 @@ async function runDemo(): Promise<void> {
     ].join('\n'),
   );
 
-  for (const [name, env] of editions) {
+  // An edition that dies (a crash, a kill -9 from outside) is started again, as a supervisor would:
+  // the other edition and PostgreSQL keep running. Only a crash loop stops everything.
+  const exits = new Map<string, number[]>();
+  const launch = (name: string, env: NodeJS.ProcessEnv) => {
     const child = spawnMain(env, 'pipe');
     children.set(name, child);
     const prefix = `[${name}] `;
@@ -250,14 +259,25 @@ async function runDemo(): Promise<void> {
         child.once('exit', (code, signal) => {
           children.delete(name);
           void Promise.all(pipes).then(() => {
-            if (!shuttingDown) {
-              process.stderr.write(`start: the ${name} edition exited unexpectedly (${signal ?? `exit code ${code}`}); stopping\n`);
-              void shutdown(code || 1);
-            }
             resolve();
+            if (shuttingDown) return;
+            const now = Date.now();
+            const recent = [...(exits.get(name) ?? []), now].filter((at) => now - at < RESTART_WINDOW_MS);
+            exits.set(name, recent);
+            const how = signal ?? `exit code ${code}`;
+            if (recent.length > RESTART_LIMIT) {
+              process.stderr.write(`start: the ${name} edition exited ${recent.length} times within a minute (last: ${how}); stopping\n`);
+              void shutdown(code || 1);
+              return;
+            }
+            process.stderr.write(`start: the ${name} edition exited unexpectedly (${how}); starting it again\n`);
+            setTimeout(() => {
+              if (!shuttingDown) launch(name, env);
+            }, RESTART_DELAY_MS).unref();
           });
         });
       }),
     );
-  }
+  };
+  for (const [name, env] of editions) launch(name, env);
 }
