@@ -7,26 +7,27 @@ import type { ParkPush } from './park-push.ts'
 
 export function registerPushMetrics(metrics: Registry, options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined }): void {
   const { sync, resources, push } = options
+  // One query a scrape sets both: records by state, and the oldest pending age (registered after
+  // the records, so set by their collect before it is read).
+  const oldest = new Gauge({
+    name: 'sync_oldest_pending_seconds',
+    help: 'Age of the oldest write still waiting to be pushed (0 when none).',
+    registers: [],
+  })
   const records = new Gauge({
     name: 'sync_records',
     help: 'Records (tombstones included) by resource and sync state (pending, synced, failed).',
     labelNames: ['resource', 'state'] as const,
     registers: [metrics],
     async collect() {
-      for (const counts of await sync.counts(resources.all)) {
-        for (const state of ['pending', 'synced', 'failed'] as const) records.set({ resource: counts.resource, state }, counts[state])
+      const counts = await sync.counts(resources.all)
+      for (const resource of counts) {
+        for (const state of ['pending', 'synced', 'failed'] as const) records.set({ resource: resource.resource, state }, resource[state])
       }
+      oldest.set(Math.max(0, ...counts.map((resource) => resource.oldestPendingSeconds ?? 0)))
     },
   })
-  const oldest = new Gauge({
-    name: 'sync_oldest_pending_seconds',
-    help: 'Age of the oldest write still waiting to be pushed (0 when none).',
-    registers: [metrics],
-    async collect() {
-      const ages = (await sync.counts(resources.all)).map((counts) => counts.oldestPendingSeconds ?? 0)
-      oldest.set(Math.max(0, ...ages))
-    },
-  })
+  metrics.registerMetric(oldest)
   if (!push) return
   const queue = new Gauge({
     name: 'park_push_jobs',

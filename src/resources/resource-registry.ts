@@ -111,13 +111,6 @@ export class ResourceRegistry {
     if (!resource) throw new Error(`unknown resource ${key}`)
     return resource
   }
-
-  /** The resources whose records name `parent` (for 1012 messages and push ordering). */
-  childrenOf(parent: string): { resource: ResourceDef; reference: Reference }[] {
-    return this.all.flatMap((resource) =>
-      resource.references.filter((reference) => reference.parent === parent).map((reference) => ({ resource, reference })),
-    )
-  }
 }
 
 function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
