@@ -1,5 +1,5 @@
 // The document is a valid OpenAPI 3.1 description (the official schemas, via
-// @seriousme/openapi-schema-validator) and lints clean under Redocly's strict rules (redocly.yaml):
+// @seriousme/openapi-schema-validator) and lints clean under Redocly's strict rules (openapi/redocly.yaml):
 // 0 errors, 0 warnings.
 import t from 'tap'
 import { execFile } from 'node:child_process'
@@ -30,7 +30,7 @@ t.test('the document is valid OpenAPI 3.1', async (t) => {
 t.test('redocly lint (recommended-strict) finds nothing: 0 errors, 0 warnings', async (t) => {
   let stdout: string
   try {
-    ;({ stdout } = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', OPENAPI_PATH, '--config', 'redocly.yaml', '--format', 'json'], {
+    ;({ stdout } = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', OPENAPI_PATH, '--config', 'openapi/redocly.yaml', '--format', 'json'], {
       cwd: ROOT,
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       maxBuffer: 64 * 1024 * 1024,
