@@ -11,41 +11,26 @@ import pg from 'pg'
 import { loadConfig } from '../../src/config.ts'
 import { buildApp } from '../../src/http/app.ts'
 import { openDatabase } from '../../src/store/database.ts'
+import { migrate } from '../../src/store/migrate.ts'
 
 /** The service's pool size (openDatabase's default), used by the baseline too. */
 const POOL_SIZE = 20
-
-// The service's risk_unit table (prisma/migrations/001.do.initial-schema.sql), the server-kept
-// columns filled by defaults instead of by the statement.
-const BASELINE_TABLE = `
-CREATE TABLE risk_unit (
-  id                   text PRIMARY KEY,
-  "riskUnitName"       text NOT NULL,
-  "hazardCode"         text,
-  "hazardDep"          text,
-  "hazardLiablePerson" text,
-  "riskLevel"          text,
-  longitude            double precision,
-  latitude             double precision,
-  "companyCode" text NOT NULL DEFAULT '000000000',
-  "createTime" timestamptz(3) NOT NULL DEFAULT now(), "updateTime" timestamptz(3) NOT NULL DEFAULT now(),
-  "createBy" text NOT NULL DEFAULT 'admin', "updateBy" text NOT NULL DEFAULT 'admin',
-  sync_status text NOT NULL DEFAULT 'pending' CHECK (sync_status IN ('pending', 'synced', 'failed')),
-  sync_time timestamptz(3), version bigint NOT NULL DEFAULT 1,
-  live boolean DEFAULT true CHECK (live), "deleteTime" timestamptz(3),
-  UNIQUE (id, live)
-)`
 
 const OK = { msg: '', code: 0, data: null, success: true }
 
 async function startBaseline(databaseUrl: string): Promise<{ url: string; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, connectionTimeoutMillis: 5000 })
   pool.on('error', () => {})
-  await pool.query(BASELINE_TABLE)
+  // The service's own schema (its migrations): the same table, constraints and indexes.
+  await migrate(pool)
   const app = Fastify({ logger: false })
   app.post('/bench/add', async (request) => {
     const { id, riskUnitName } = request.body as { id: string; riskUnitName: string }
-    await pool.query('INSERT INTO risk_unit (id, "riskUnitName") VALUES ($1, $2)', [id, riskUnitName])
+    await pool.query(
+      `INSERT INTO risk_unit (id, "riskUnitName", "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+        `VALUES ($1, $2, '000000000', now(), now(), 'admin', 'admin')`,
+      [id, riskUnitName],
+    )
     return OK
   })
   app.post('/bench/getById', async (request) => {

@@ -188,7 +188,7 @@ export class AuthService {
   }
 
   private notify() {
-    return this.prisma.$executeRawUnsafe(`SELECT pg_notify('${AUTH_CHANNEL}', '')`)
+    return this.prisma.$executeRawUnsafe(`SELECT pg_notify('${AUTH_CHANNEL}', $1)`, this.state.instanceId)
   }
 
   private sign(userName: string, typ: TokenKind, sid: string, gen: number, lifetimeSeconds: number): string {

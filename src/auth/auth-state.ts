@@ -2,6 +2,7 @@
 // its token generation, and the revoked login sessions. Every change commits a NOTIFY on
 // `auth_changed` in its own transaction; each instance LISTENs and reloads, and reloads at once
 // after a change of its own, so a logout or a disabled user takes effect before the answer is sent.
+import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { Prisma } from '../store/database.ts'
 
@@ -14,6 +15,8 @@ export interface UserState {
 }
 
 export class AuthState {
+  /** Sent as the payload of this instance's notifications, which it has already applied itself. */
+  readonly instanceId = randomUUID()
   private users = new Map<string, UserState>()
   private revoked = new Set<string>()
   private readonly prisma: Prisma
@@ -72,7 +75,9 @@ export class AuthState {
   private async listen(): Promise<void> {
     if (this.closed) return
     const client = new pg.Client({ connectionString: this.databaseUrl })
-    client.on('notification', () => void this.reload().catch(() => {}))
+    client.on('notification', (message) => {
+      if (message.payload !== this.instanceId) void this.reload().catch(() => {})
+    })
     client.on('error', () => {
       // Connection lost: reconnect, and reload what may have been missed meanwhile.
       if (this.listener === client) this.listener = undefined

@@ -45,23 +45,6 @@ export function operationHandlers(options: {
     if (request.caller!.role !== 'admin') throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
     return success(await resources.applyPushed(resource, body(request).list, context))
   }
-  for (const { operationId, spec } of listOperations(document)) {
-    const key = spec['x-resource']
-    if (!key) continue
-    const resource = registry.get(key)
-    const action: string = spec['x-action']
-    const handler: Handler | undefined = {
-      add: write(operationId, async (request, context) => (await resources.add(resource, body(request), context), success())),
-      update: write(operationId, async (request, context) => (await resources.update(resource, body(request), context), success())),
-      delete: write(operationId, async (request, context) => (await resources.delete(resource, body(request).id, context), success())),
-      addBatch: write(operationId, addBatch(resource)),
-      getById: async (request: FastifyRequest) => success(await resources.getById(resource, body(request).id)),
-      list: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
-      search: async (request: FastifyRequest) => success(await resources.page(resource, body(request) ?? {})),
-    }[action]
-    if (!handler) throw new Error(`unknown x-action ${action} on ${operationId}`)
-    handlers.set(operationId, handler)
-  }
   handlers.set('systemLogin', (request) => system.login(body(request)))
   handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
   handlers.set('systemLogout', (request) => system.logout(request.caller!))
@@ -71,5 +54,31 @@ export function operationHandlers(options: {
   handlers.set('systemUserList', (request) => system.userList(body(request)))
   handlers.set('systemSyncStatus', () => system.syncStatus())
   handlers.set('systemSyncRetry', (request) => system.syncRetry(body(request)))
+  for (const { operationId, spec } of listOperations(document)) {
+    const key = spec['x-resource']
+    if (!key) continue
+    const resource = registry.get(key)
+    handlers.set(operationId, resourceHandler(operationId, resource, spec['x-action']))
+  }
   return handlers
+
+  function resourceHandler(operationId: string, resource: ResourceDef, action: string): Handler {
+    switch (action) {
+      case 'add':
+        return write(operationId, async (request, context) => (await resources.add(resource, body(request), context), success()))
+      case 'update':
+        return write(operationId, async (request, context) => (await resources.update(resource, body(request), context), success()))
+      case 'delete':
+        return write(operationId, async (request, context) => (await resources.delete(resource, body(request).id, context), success()))
+      case 'addBatch':
+        return write(operationId, addBatch(resource))
+      case 'getById':
+        return async (request) => success(await resources.getById(resource, body(request).id))
+      case 'list':
+      case 'search':
+        return async (request) => success(await resources.page(resource, body(request) ?? {}))
+      default:
+        throw new Error(`unknown x-action ${action} on ${operationId}`)
+    }
+  }
 }
