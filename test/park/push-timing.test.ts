@@ -35,10 +35,11 @@ t.test('a drain that failed is retried after a backoff, not at once', async (t) 
 })
 
 t.test('a drain whose process died is reclaimed by the supervisor when its expiry has passed', async (t) => {
-  // A drain claimed by a process that died: active, started long ago, never finished.
+  // A drain claimed by a process that died: active, started long ago, never finished. (Its own
+  // singleton key: the stately queue allows one active job per key, and a live drain may be running.)
   const { rows } = await db.query(
-    `INSERT INTO pgboss.job (name, data, state, started_on, expire_seconds, retry_limit, retry_backoff, policy)
-     VALUES ('park-push', '{}', 'active', now() - interval '1 hour', 30, 10, true, 'stately') RETURNING id`,
+    `INSERT INTO pgboss.job (name, data, state, started_on, expire_seconds, retry_limit, retry_backoff, policy, singleton_key)
+     VALUES ('park-push', '{}', 'active', now() - interval '1 hour', 30, 10, true, 'stately', 'dead-drain') RETURNING id`,
   )
   await enterprise.app.push!.supervise()
   const [reclaimed] = (await db.query(`SELECT state, output FROM pgboss.job WHERE id = $1`, [rows[0].id])).rows
