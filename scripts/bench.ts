@@ -19,14 +19,14 @@
 // BENCH_WARMUP_SECONDS (2), BENCH_READS=0 (writes only), BENCH_ONLY=service|baseline (one side
 // only: no ratio), and BENCH_CPU_PROF=<dir> to run the servers under `node --cpu-prof`
 // (<dir>/<baseline|service>-<time>.cpuprofile, written when they stop).
-import { fork, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
 
 // ---- autocannon (no type declarations shipped): the part used here ----
 interface LoadRequest {
@@ -123,7 +123,8 @@ function startServer(kind: Kind, databaseUrl: string): Promise<Target> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   return new Promise((resolve, reject) => {
-    const onExit = (code: number | null, signal: string | null) => reject(new Error(`the ${kind} server exited while starting (${code ?? signal})`))
+    const onExit = (code: number | null, signal: string | null) =>
+      reject(new Error(`the ${kind} server exited while starting (${code ?? signal})`))
     child.once('exit', onExit)
     child.once('error', reject)
     child.once('message', (message: { url?: string }) => {
@@ -296,7 +297,8 @@ async function loadRows(databaseUrl: string): Promise<number> {
 
 // ---- report ----
 const int = (value: number) => Math.round(value).toLocaleString('en-US')
-const best = (results: LoadResult[]) => results.reduce<LoadResult | undefined>((a, b) => (a && a.requests.average >= b.requests.average ? a : b), undefined)
+const best = (results: LoadResult[]) =>
+  results.reduce<LoadResult | undefined>((a, b) => (a && a.requests.average >= b.requests.average ? a : b), undefined)
 
 function row(label: string, result: LoadResult | undefined): string {
   if (!result) return `${label.padEnd(26)}  (not run)`
@@ -315,8 +317,12 @@ function report(targets: Target[], rows: Map<Kind, number>, database: string): v
   const out: string[] = []
   const line = (text = '') => out.push(text)
   line()
-  line(`Write path benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s) alternated, warm-up ${WARMUP_SECONDS} s; PostgreSQL ${database}`)
-  line(`${''.padEnd(26)}${['req/s', 'p50 ms', 'p99 ms', '2xx', 'non2xx', 'errors'].map((h, i) => h.padStart(i === 0 ? 8 : i === 3 ? 9 : 7)).join('  ')}`)
+  line(
+    `Write path benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s) alternated, warm-up ${WARMUP_SECONDS} s; PostgreSQL ${database}`,
+  )
+  line(
+    `${''.padEnd(26)}${['req/s', 'p50 ms', 'p99 ms', '2xx', 'non2xx', 'errors'].map((h, i) => h.padStart(i === 0 ? 8 : i === 3 ? 9 : 7)).join('  ')}`,
+  )
   for (const mode of ['write', 'read'] as const) {
     for (const target of targets) {
       const results = mode === 'write' ? target.writeResults : target.readResults
@@ -342,8 +348,11 @@ function report(targets: Target[], rows: Map<Kind, number>, database: string): v
     const pairs = serviceRuns.map((run, i) => run.requests.average / (baselineRuns[i] ?? b).requests.average).sort((x, y) => x - y)
     const median = pairs.length % 2 === 1 ? pairs[(pairs.length - 1) / 2] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2
     const bestRatio = s.requests.average / b.requests.average
-    const verdict = mode === 'write' ? ` (target ${TARGET_RATIO * 100} %: ${median >= TARGET_RATIO ? 'met' : 'NOT met'})` : ' (for information)'
-    line(`${mode} ratio service/baseline: ${(median * 100).toFixed(1)} % median of ${pairs.length} paired run(s) [${pairs.map((pair) => `${(pair * 100).toFixed(0)} %`).join(', ')}]; best against best ${(bestRatio * 100).toFixed(1)} %${verdict}`)
+    const verdict =
+      mode === 'write' ? ` (target ${TARGET_RATIO * 100} %: ${median >= TARGET_RATIO ? 'met' : 'NOT met'})` : ' (for information)'
+    line(
+      `${mode} ratio service/baseline: ${(median * 100).toFixed(1)} % median of ${pairs.length} paired run(s) [${pairs.map((pair) => `${(pair * 100).toFixed(0)} %`).join(', ')}]; best against best ${(bestRatio * 100).toFixed(1)} %${verdict}`,
+    )
   }
   line()
   line('Checks:')
@@ -364,7 +373,8 @@ function report(targets: Target[], rows: Map<Kind, number>, database: string): v
       `  ${target.kind}: ${int(target.sampled)} warm-up answers checked, ${int(target.sampledNonZero)} with a business code other than 0` +
         (target.sampledExample ? ` (e.g. ${target.sampledExample})` : ''),
     )
-    if (target.sampledNonZero > 0) failures.push(`${target.kind}: ${target.sampledNonZero} warm-up answers were not code 0: ${target.sampledExample}`)
+    if (target.sampledNonZero > 0)
+      failures.push(`${target.kind}: ${target.sampledNonZero} warm-up answers were not code 0: ${target.sampledExample}`)
   }
   process.stdout.write(out.join('\n') + '\n')
 }
@@ -419,7 +429,8 @@ async function main(): Promise<void> {
       }
       await expectOk(target, target.writePath, { id: READ_ID, riskUnitName: 'bench read unit' }, 'the first write')
       const read = await expectOk(target, target.readPath, { id: READ_ID }, 'the first read')
-      if (read.data?.id !== READ_ID) throw new Error(`the first read on the ${target.kind} server answered ${JSON.stringify(read).slice(0, 300)}`)
+      if (read.data?.id !== READ_ID)
+        throw new Error(`the first read on the ${target.kind} server answered ${JSON.stringify(read).slice(0, 300)}`)
     }
     note(`servers ready: ${targets.map((t) => `${t.kind} ${t.url}`).join(', ')}`)
 
@@ -443,7 +454,9 @@ async function main(): Promise<void> {
   } finally {
     for (const target of targets) await stopServer(target)
     for (const name of created) {
-      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error) => failures.push(`could not drop database ${name}: ${error.message}`))
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error) =>
+        failures.push(`could not drop database ${name}: ${error.message}`),
+      )
     }
     await embedded?.stop()
   }

@@ -142,7 +142,8 @@ class SchemaWalker {
       this.schema(oldParameter.schema, newParameter.schema, label, 'request')
     }
     for (const [key, newParameter] of after) {
-      if (!before.has(key) && newParameter.required) this.report(`request ${newParameter.in} parameter ${newParameter.name} added as required`)
+      if (!before.has(key) && newParameter.required)
+        this.report(`request ${newParameter.in} parameter ${newParameter.name} added as required`)
     }
   }
 
@@ -217,7 +218,8 @@ class SchemaWalker {
         this.report(`${direction} field removed: ${field}`)
         continue
       }
-      if (direction === 'response' && oldRequired.has(name) && !newRequired.has(name)) this.report(`response field no longer always present: ${field}`)
+      if (direction === 'response' && oldRequired.has(name) && !newRequired.has(name))
+        this.report(`response field no longer always present: ${field}`)
       this.schema(oldProperty, newProperties[name], field, direction)
     }
     if (direction === 'request') {
@@ -258,14 +260,17 @@ class SchemaWalker {
     const lost = [...wider].filter((type) => !covers(narrower, type))
     if (lost.length === 0) return
     const change = `${describeTypes(oldTypes)} → ${describeTypes(newTypes)}`
-    this.report(direction === 'request' ? `request type narrowed: ${location} (${change})` : `response type widened: ${location} (${change})`)
+    this.report(
+      direction === 'request' ? `request type narrowed: ${location} (${change})` : `response type widened: ${location} (${change})`,
+    )
   }
 
   private enums(before: Variant[], after: Variant[], location: string, direction: Direction): void {
     const oldValues = enumOf(before)
     const newValues = enumOf(after)
     if (!oldValues) {
-      if (newValues && direction === 'request') this.report(`request values restricted to an enum: ${location} (${[...newValues].join(', ')})`)
+      if (newValues && direction === 'request')
+        this.report(`request values restricted to an enum: ${location} (${[...newValues].join(', ')})`)
       return
     }
     if (!newValues) return
@@ -278,8 +283,14 @@ class SchemaWalker {
     const newScalars = after.filter((variant) => !isObject(variant.node) && !isArray(variant.node) && !isNullOnly(variant.node))
     const checks: Array<[Variant, Variant]> = [
       ...pair(oldScalars, newScalars),
-      ...pair(before.filter((variant) => isObject(variant.node)), after.filter((variant) => isObject(variant.node))),
-      ...pair(before.filter((variant) => isArray(variant.node)), after.filter((variant) => isArray(variant.node))),
+      ...pair(
+        before.filter((variant) => isObject(variant.node)),
+        after.filter((variant) => isObject(variant.node)),
+      ),
+      ...pair(
+        before.filter((variant) => isArray(variant.node)),
+        after.filter((variant) => isArray(variant.node)),
+      ),
     ]
     for (const [oldVariant, newVariant] of checks) {
       const oldNode = oldVariant.node

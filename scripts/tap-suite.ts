@@ -6,37 +6,38 @@
 // 4. Prints, as the very last line, `N passed, N failed` for the whole run and exits, non-zero if
 //    anything failed, tap failed, or no test ran.
 
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/embedded-postgres.ts';
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs');
-const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const note = (line: string) => process.stdout.write(`# test: ${line}\n`);
+const ROOT = path.resolve(import.meta.dirname, '..')
+const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+const BIOME = path.join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome')
+const note = (line: string) => process.stdout.write(`# test: ${line}\n`)
 
 // Tools and tests run on this Node (the pinned one), whatever `node` is first on PATH.
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   PATH: [path.join(ROOT, 'node_modules', '.bin'), path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
-};
+}
 
-let passed = 0;
-let failed = 0;
-let current: ReturnType<typeof spawn> | undefined;
-let interrupted: NodeJS.Signals | undefined;
-let db: EmbeddedPostgres | undefined;
+let passed = 0
+let failed = 0
+let current: ReturnType<typeof spawn> | undefined
+let interrupted: NodeJS.Signals | undefined
+let db: EmbeddedPostgres | undefined
 
 const onSignal = (signal: NodeJS.Signals) => {
-  if (interrupted) return;
-  interrupted = signal;
-  process.stderr.write(`# test: ${signal} received, stopping\n`);
-  current?.kill(signal);
-};
+  if (interrupted) return
+  interrupted = signal
+  process.stderr.write(`# test: ${signal} received, stopping\n`)
+  current?.kill(signal)
+}
 
 function run(args: string[], onStdout?: (chunk: string) => void): Promise<number> {
   return new Promise((resolve) => {
@@ -44,143 +45,155 @@ function run(args: string[], onStdout?: (chunk: string) => void): Promise<number
       cwd: ROOT,
       env,
       stdio: ['ignore', onStdout ? 'pipe' : 'inherit', 'inherit'],
-    });
-    current = child;
+    })
+    current = child
     if (onStdout) {
-      child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', onStdout);
+      child.stdout!.setEncoding('utf8')
+      child.stdout!.on('data', onStdout)
     }
     child.on('error', (err) => {
-      process.stderr.write(`# test: cannot run ${args[0]}: ${err.message}\n`);
-      resolve(1);
-    });
+      process.stderr.write(`# test: cannot run ${args[0]}: ${err.message}\n`)
+      resolve(1)
+    })
     child.on('close', (code, signal) => {
-      current = undefined;
-      resolve(code ?? (signal ? 128 : 1));
-    });
-  });
+      current = undefined
+      resolve(code ?? (signal ? 128 : 1))
+    })
+  })
 }
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
+    const server = net.createServer()
+    server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 async function startDatabase(): Promise<void> {
   if (process.env.DATABASE_URL) {
-    note(`using DATABASE_URL from the environment (${new URL(process.env.DATABASE_URL).host})`);
-    return;
+    note(`using DATABASE_URL from the environment (${new URL(process.env.DATABASE_URL).host})`)
+    return
   }
-  const dataDir = path.join(os.tmpdir(), `safety-test-pg-${randomBytes(6).toString('hex')}`);
-  db = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false });
-  env.DATABASE_URL = db.adminUrl;
-  note(`throw-away embedded PostgreSQL at ${new URL(db.adminUrl).host}`);
+  const dataDir = path.join(os.tmpdir(), `safety-test-pg-${randomBytes(6).toString('hex')}`)
+  db = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false })
+  env.DATABASE_URL = db.adminUrl
+  note(`throw-away embedded PostgreSQL at ${new URL(db.adminUrl).host}`)
 }
 
 export interface TapSuite {
   /** Type-check the project first (one test). */
-  typecheck: boolean;
+  typecheck: boolean
   /** tap's arguments: options and test files (none: every file .taprc includes). */
-  tapArgs: string[];
+  tapArgs: string[]
 }
 
 async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
   // The database starts while tsc runs.
-  const database = startDatabase();
-  database.catch(() => undefined);
+  const database = startDatabase()
+  database.catch(() => undefined)
 
   if (typecheck && existsSync(path.join(ROOT, 'tsconfig.json'))) {
-    note('typecheck: tsc --noEmit -p tsconfig.json');
-    const code = await run([TSC, '--noEmit', '-p', 'tsconfig.json']);
+    note('typecheck: tsc --noEmit -p tsconfig.json')
+    const code = await run([TSC, '--noEmit', '-p', 'tsconfig.json'])
     if (code === 0) {
-      passed++;
-      note('typecheck passed');
+      passed++
+      note('typecheck passed')
     } else {
-      failed++;
-      note('typecheck FAILED');
+      failed++
+      note('typecheck FAILED')
     }
   } else if (typecheck) {
-    note('typecheck skipped: no tsconfig.json');
+    note('typecheck skipped: no tsconfig.json')
+  }
+  if (typecheck) {
+    // Lint and format (biome.json): one test, like the typecheck.
+    note('lint: biome check .')
+    const code = await run([BIOME, 'check', '.'])
+    if (code === 0) {
+      passed++
+      note('lint passed')
+    } else {
+      failed++
+      note('lint FAILED (npm run format fixes formatting)')
+    }
   }
 
   try {
-    await database;
+    await database
   } catch (err) {
-    process.stderr.write(`# test: embedded PostgreSQL did not start: ${(err as Error).message}\n`);
-    failed++;
-    return;
+    process.stderr.write(`# test: embedded PostgreSQL did not start: ${(err as Error).message}\n`)
+    failed++
+    return
   }
   if (interrupted) {
-    failed++;
-    return;
+    failed++
+    return
   }
 
   // tap's closing summary: `# { total: 7, pass: 4, fail: 1, todo: 1, skip: 1 }`.
-  let summary: Record<string, number> | undefined;
-  let pending = '';
-  let lastChar = '\n';
+  let summary: Record<string, number> | undefined
+  let pending = ''
+  let lastChar = '\n'
   const scan = (line: string) => {
-    const m = /^# \{ (.*) \}$/.exec(line);
-    if (!m) return;
-    summary = {};
+    const m = /^# \{ (.*) \}$/.exec(line)
+    if (!m) return
+    summary = {}
     for (const part of m[1]!.split(', ')) {
-      const [key, value] = part.split(': ');
-      if (key && value !== undefined) summary[key] = Number(value);
+      const [key, value] = part.split(': ')
+      if (key && value !== undefined) summary[key] = Number(value)
     }
-  };
+  }
   const code = await run([TAP, '--reporter=tap', ...tapArgs], (chunk) => {
-    process.stdout.write(chunk);
-    lastChar = chunk.at(-1) ?? lastChar;
-    const lines = (pending + chunk).split('\n');
-    pending = lines.pop()!;
-    lines.forEach(scan);
-  });
-  scan(pending);
-  if (lastChar !== '\n') process.stdout.write('\n');
+    process.stdout.write(chunk)
+    lastChar = chunk.at(-1) ?? lastChar
+    const lines = (pending + chunk).split('\n')
+    pending = lines.pop()!
+    lines.forEach(scan)
+  })
+  scan(pending)
+  if (lastChar !== '\n') process.stdout.write('\n')
 
   if (!summary) {
-    note(`no tap summary found (tap exit code ${code})`);
-    failed++;
-    return;
+    note(`no tap summary found (tap exit code ${code})`)
+    failed++
+    return
   }
-  const pass = summary.pass ?? 0;
-  const fail = summary.fail ?? 0;
-  passed += pass;
-  failed += fail;
+  const pass = summary.pass ?? 0
+  const fail = summary.fail ?? 0
+  passed += pass
+  failed += fail
   if (pass + fail === 0) {
-    note('no test ran');
-    failed++;
+    note('no test ran')
+    failed++
   } else if (code !== 0 && fail === 0) {
-    note(`tap exited with code ${code} although no test failed`);
-    failed++;
+    note(`tap exited with code ${code} although no test failed`)
+    failed++
   }
 }
 
 /** Runs the suite, prints `N passed, N failed` last and exits with the verdict. */
 export async function runTapSuite(suite: TapSuite): Promise<never> {
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  process.on('SIGHUP', onSignal)
   try {
-    await main(suite);
+    await main(suite)
   } catch (err) {
-    process.stderr.write(`# test: ${(err as Error).stack ?? String(err)}\n`);
-    failed++;
+    process.stderr.write(`# test: ${(err as Error).stack ?? String(err)}\n`)
+    failed++
   } finally {
     try {
-      await db?.stop();
+      await db?.stop()
     } catch (err) {
-      process.stderr.write(`# test: stopping the embedded PostgreSQL failed: ${(err as Error).message}\n`);
+      process.stderr.write(`# test: stopping the embedded PostgreSQL failed: ${(err as Error).message}\n`)
     }
   }
-  if (interrupted && failed === 0) failed++;
+  if (interrupted && failed === 0) failed++
   return new Promise<never>(() => {
-    process.stdout.write(`${passed} passed, ${failed} failed\n`, () => process.exit(failed > 0 ? 1 : 0));
-  });
+    process.stdout.write(`${passed} passed, ${failed} failed\n`, () => process.exit(failed > 0 ? 1 : 0))
+  })
 }

@@ -7,6 +7,6 @@
 //    anything failed, tap failed, or no test ran.
 // (The steps live in scripts/tap-suite.ts, shared with `npm run test:browser`.)
 
-import { runTapSuite } from './tap-suite.ts';
+import { runTapSuite } from './tap-suite.ts'
 
-await runTapSuite({ typecheck: true, tapArgs: process.argv.slice(2) });
+await runTapSuite({ typecheck: true, tapArgs: process.argv.slice(2) })

@@ -1,6 +1,6 @@
 // Starts one edition (enterprise or park) from the environment. `npm start` (scripts/start.ts)
 // runs this once with DATABASE_URL set, or twice against an embedded PostgreSQL without it.
-import { ConfigError, loadConfig, type Config } from './config.ts'
+import { type Config, ConfigError, loadConfig } from './config.ts'
 import { buildApp } from './http/app.ts'
 import { openDatabase } from './store/database.ts'
 
@@ -19,7 +19,9 @@ const address = await app.fastify.listen({ port: config.port, host: config.host 
 const shown = address.replace('0.0.0.0', 'localhost')
 console.log(`${config.edition} edition listening on ${shown} (Swagger UI: ${shown}/docs, contract: ${shown}/openapi.yaml)`)
 if (app.generatedAdminPassword) {
-  console.log(`first start: created user "admin" with password ${app.generatedAdminPassword} (shown once; change it with /system/user/update)`)
+  console.log(
+    `first start: created user "admin" with password ${app.generatedAdminPassword} (shown once; change it with /system/user/update)`,
+  )
 }
 
 let stopping = false
@@ -31,6 +33,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     void app
       .close()
       .then(() => database.close())
-      .then(() => process.exit(0), () => process.exit(1))
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
   })
 }

@@ -1,14 +1,22 @@
 // CONTRACT §8: every variable validated at start; a bad value is one line naming the variable.
-import t from 'tap'
+
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
+import t from 'tap'
 import { loadConfig } from '../src/config.ts'
 
 const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/x' }
 
 t.test('defaults', async (t) => {
   const config = loadConfig(base)
-  t.match(config, { edition: 'enterprise', port: 3000, companyCode: '000000000', timeZone: '+08:00', rateLimitMax: 1200, rateLimitLoginMax: 10 })
+  t.match(config, {
+    edition: 'enterprise',
+    port: 3000,
+    companyCode: '000000000',
+    timeZone: '+08:00',
+    rateLimitMax: 1200,
+    rateLimitLoginMax: 10,
+  })
 })
 
 t.test('bad values are refused, naming the variable', async (t) => {
@@ -38,7 +46,9 @@ t.test('bad values are refused, naming the variable', async (t) => {
 t.test('the service refuses to start on a bad value with one line and a non-zero exit', async (t) => {
   const run = promisify(execFile)
   // The service itself, without tap's loaders.
-  const failure = await run(process.execPath, ['src/main.ts'], { env: { ...process.env, NODE_OPTIONS: '', ...base, PORT: '-1' } }).catch((error) => error)
+  const failure = await run(process.execPath, ['src/main.ts'], { env: { ...process.env, NODE_OPTIONS: '', ...base, PORT: '-1' } }).catch(
+    (error) => error,
+  )
   t.not(failure.code, 0)
   t.match(failure.stderr.trim(), /^invalid configuration: .*PORT/)
   t.equal(failure.stderr.trim().split('\n').length, 1)

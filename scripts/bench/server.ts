@@ -78,7 +78,9 @@ async function main(): Promise<void> {
   const kind = process.argv[2]
   const databaseUrl = process.env.BENCH_SERVER_DATABASE_URL
   if ((kind !== 'baseline' && kind !== 'service') || !databaseUrl || !process.send) {
-    throw new Error('usage: BENCH_SERVER_DATABASE_URL=... node scripts/bench/server.ts baseline|service (started by scripts/bench.ts over IPC)')
+    throw new Error(
+      'usage: BENCH_SERVER_DATABASE_URL=... node scripts/bench/server.ts baseline|service (started by scripts/bench.ts over IPC)',
+    )
   }
   const server = kind === 'baseline' ? await startBaseline(databaseUrl) : await startService(databaseUrl)
   let closing = false

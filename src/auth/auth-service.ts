@@ -74,7 +74,8 @@ export class AuthService {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
     }
     const user = this.state.user(claims.sub)
-    if (claims.typ !== kind || typeof claims.sid !== 'string') throw new BusinessError(Code.badToken, 'token of the wrong kind for this operation')
+    if (claims.typ !== kind || typeof claims.sid !== 'string')
+      throw new BusinessError(Code.badToken, 'token of the wrong kind for this operation')
     if (!user || !user.enabled || user.tokenGeneration !== claims.gen || this.state.isRevoked(claims.sid)) {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
     }
@@ -120,7 +121,10 @@ export class AuthService {
     const password = configuredPassword ?? randomBytes(15).toString('base64url')
     const passwordHash = await hashPassword(password)
     // Several instances may race here: the first insert wins, the others do nothing.
-    const created = await this.prisma.appUser.createMany({ data: [{ userName: 'admin', passwordHash, role: 'admin' }], skipDuplicates: true })
+    const created = await this.prisma.appUser.createMany({
+      data: [{ userName: 'admin', passwordHash, role: 'admin' }],
+      skipDuplicates: true,
+    })
     await this.state.reload()
     return created.count === 1 && !configuredPassword ? password : undefined
   }

@@ -62,7 +62,12 @@ export class AuthState {
             this.prisma.appUser.findMany({ select: { userName: true, role: true, enabled: true, tokenGeneration: true } }),
             this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
           ])
-          this.users = new Map(users.map((user) => [user.userName, { role: user.role as UserState['role'], enabled: user.enabled, tokenGeneration: user.tokenGeneration }]))
+          this.users = new Map(
+            users.map((user) => [
+              user.userName,
+              { role: user.role as UserState['role'], enabled: user.enabled, tokenGeneration: user.tokenGeneration },
+            ]),
+          )
           this.revoked = new Set(sessions.map((session) => session.sid))
         } while (this.reloadAgain)
       } finally {
@@ -82,7 +87,14 @@ export class AuthState {
       // Connection lost: reconnect, and reload what may have been missed meanwhile.
       if (this.listener === client) this.listener = undefined
       client.end().catch(() => {})
-      if (!this.closed) setTimeout(() => void this.listen().then(() => this.reload()).catch(() => {}), 1000).unref()
+      if (!this.closed)
+        setTimeout(
+          () =>
+            void this.listen()
+              .then(() => this.reload())
+              .catch(() => {}),
+          1000,
+        ).unref()
     })
     try {
       await client.connect()
@@ -90,7 +102,14 @@ export class AuthState {
       this.listener = client
     } catch {
       client.end().catch(() => {})
-      if (!this.closed) setTimeout(() => void this.listen().then(() => this.reload()).catch(() => {}), 1000).unref()
+      if (!this.closed)
+        setTimeout(
+          () =>
+            void this.listen()
+              .then(() => this.reload())
+              .catch(() => {}),
+          1000,
+        ).unref()
     }
   }
 

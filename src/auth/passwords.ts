@@ -1,6 +1,6 @@
 // Password hashes: scrypt (node:crypto) with a random salt, stored as
 // `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>` so the cost can be raised later without a migration.
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 const COST = { N: 2 ** 15, r: 8, p: 1 }
 const KEY_LENGTH = 32

@@ -58,7 +58,11 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, prefix 
   const specific = (errors ?? []).filter((error) => !['oneOf', 'anyOf', 'if'].includes(error.keyword))
   const chosen = specific.length > 0 ? specific : (errors ?? [])
   // Within a `T | null` union, prefer the branch about T over "must be null".
-  const messages = [...new Set(chosen.filter((error) => !(error.keyword === 'type' && error.params.type === 'null')).map((error) => describe(error, prefix)))]
+  const messages = [
+    ...new Set(
+      chosen.filter((error) => !(error.keyword === 'type' && error.params.type === 'null')).map((error) => describe(error, prefix)),
+    ),
+  ]
   const list = messages.length > 0 ? messages : chosen.map((error) => describe(error, prefix))
   return list.slice(0, 5).join('; ') || 'invalid request'
 }

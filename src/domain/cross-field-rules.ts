@@ -43,7 +43,12 @@ export function thresholdOrder(order: readonly string[]): CrossFieldRule {
 }
 
 /** `field` is required when `when(record)` holds. */
-export function requiredWhen(fields: readonly string[], condition: string, reads: readonly string[], when: (record: RecordValues) => boolean): CrossFieldRule {
+export function requiredWhen(
+  fields: readonly string[],
+  condition: string,
+  reads: readonly string[],
+  when: (record: RecordValues) => boolean,
+): CrossFieldRule {
   return {
     fields: [...reads, ...fields],
     check(record) {
@@ -73,8 +78,10 @@ export const workLevelForType: CrossFieldRule = {
     const { workType, workLevel } = record
     const levels = WORK_LEVELS[String(workType)]
     if (!isSet(workLevel)) return undefined
-    if (!levels) return `workType, workLevel: workLevel is only for hot work (1), work at height (4) and lifting (5), not workType ${workType}`
-    if (!levels.includes(String(workLevel))) return `workType, workLevel: workLevel of workType ${workType} must be one of ${levels.join(', ')}`
+    if (!levels)
+      return `workType, workLevel: workLevel is only for hot work (1), work at height (4) and lifting (5), not workType ${workType}`
+    if (!levels.includes(String(workLevel)))
+      return `workType, workLevel: workLevel of workType ${workType} must be one of ${levels.join(', ')}`
     return undefined
   },
 }
@@ -84,6 +91,8 @@ export const passNotAboveParticipants: CrossFieldRule = {
   check(record) {
     const { passCount, participantCount } = record
     if (!isSet(passCount) || !isSet(participantCount)) return undefined
-    return Number(passCount) <= Number(participantCount) ? undefined : 'passCount, participantCount: passCount must not exceed participantCount'
+    return Number(passCount) <= Number(participantCount)
+      ? undefined
+      : 'passCount, participantCount: passCount must not exceed participantCount'
   },
 }

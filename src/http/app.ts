@@ -1,11 +1,12 @@
 // Builds the HTTP service: Fastify with the document's routes (fastify-openapi-glue), one Ajv that
 // neither coerces nor strips, authentication and roles in onRequest (so 401 and 403 come before
 // any parsing), rate limits, and one error handler that answers every failure with the envelope.
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+
+import { randomBytes, randomUUID } from 'node:crypto'
 import fastifyJwt from '@fastify/jwt'
 import fastifyRateLimit from '@fastify/rate-limit'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue'
-import { randomBytes, randomUUID } from 'node:crypto'
 import { PgBoss } from 'pg-boss'
 import { AuthService, type Caller } from '../auth/auth-service.ts'
 import { AuthState } from '../auth/auth-state.ts'
@@ -62,7 +63,6 @@ interface OperationPolicy {
   tokenKind: 'access' | 'refresh'
   bodyRequired: boolean
 }
-
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options
@@ -150,12 +150,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     max: config.rateLimitMax,
     timeWindow: config.rateLimitWindowMs,
     keyGenerator: (request) => (request.caller ? `user:${request.caller.userName}` : `ip:${request.ip}`),
-    errorResponseBuilder: (_request, context) => new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
+    errorResponseBuilder: (_request, context) =>
+      new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
   })
   // Login counts against two limits at once, the user name's and the address's. (The plugin's own
   // route hooks run one limiter per request, so both are checked here.)
   const loginLimiters = [
-    app.createRateLimit({ max: config.rateLimitLoginMax, timeWindow: config.rateLimitWindowMs, keyGenerator: (request) => `login-ip:${request.ip}` }),
+    app.createRateLimit({
+      max: config.rateLimitLoginMax,
+      timeWindow: config.rateLimitWindowMs,
+      keyGenerator: (request) => `login-ip:${request.ip}`,
+    }),
     app.createRateLimit({
       max: config.rateLimitLoginMax,
       timeWindow: config.rateLimitWindowMs,
@@ -173,9 +178,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
 
   const itemValidators = new Map<string, Validator>(
-    registry.all.map((resource) => [resource.key, ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components })]),
+    registry.all.map((resource) => [
+      resource.key,
+      ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components }),
+    ]),
   )
-  const pushItemValidators = new Map<string, Validator>(registry.all.map((resource) => [resource.key, ajv.compile(pushItemSchema(document, resource.schemaName))]))
+  const pushItemValidators = new Map<string, Validator>(
+    registry.all.map((resource) => [resource.key, ajv.compile(pushItemSchema(document, resource.schemaName))]),
+  )
   const store = new ResourceStore({ pool: database.pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool: database.pool, store })
   const push = parkPush(config, database, sync, registry, app.log)
@@ -205,8 +215,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.get('/health/ready', outsideContract, async (_request, reply) => {
     try {
       const { expected, actual } = await latestMigrationVersion(database.pool)
-      if (actual < expected) return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
-      if (push && !(await push.ready())) return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
+      if (actual < expected)
+        return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
+      if (push && !(await push.ready()))
+        return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
       return success({ status: 'ready', migration: actual, push: push ? 'ready' : 'not configured' })
     } catch {
       return reply.code(503).send(failure(Code.databaseUnavailable, 'database unavailable'))
@@ -233,7 +245,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
 }
 
 /** The enterprise edition pushes to its park when one is configured. */
-function parkPush(config: Config, database: Database, sync: SyncStore, registry: ResourceRegistry, log: FastifyInstance['log']): ParkPush | undefined {
+function parkPush(
+  config: Config,
+  database: Database,
+  sync: SyncStore,
+  registry: ResourceRegistry,
+  log: FastifyInstance['log'],
+): ParkPush | undefined {
   if (config.edition !== 'enterprise' || !config.parkUrl) return undefined
   const boss = new PgBoss({
     connectionString: config.databaseUrl,
@@ -243,7 +261,12 @@ function parkPush(config: Config, database: Database, sync: SyncStore, registry:
     superviseIntervalSeconds: config.push.superviseSeconds,
   })
   boss.on('error', (error) => log.warn({ err: error }, 'pg-boss'))
-  const client = new ParkClient({ url: config.parkUrl, userName: config.parkUser!, password: config.parkPassword!, timeoutMs: config.push.parkTimeoutMs })
+  const client = new ParkClient({
+    url: config.parkUrl,
+    userName: config.parkUser!,
+    password: config.parkPassword!,
+    timeoutMs: config.push.parkTimeoutMs,
+  })
   return new ParkPush({ boss, sync, registry, client, settings: config.push, log })
 }
 

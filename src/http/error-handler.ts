@@ -24,7 +24,10 @@ function classify(error: unknown): [Parameters<typeof failure>[0], string] {
   switch (fastifyError.statusCode) {
     case 400:
     case 415:
-      return [Code.malformed, fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'content type must be application/json' : 'request body is not valid JSON']
+      return [
+        Code.malformed,
+        fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'content type must be application/json' : 'request body is not valid JSON',
+      ]
     case 413:
       return [Code.tooLarge, 'request body too large']
     case 404:

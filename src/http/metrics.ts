@@ -3,9 +3,9 @@
 // would collide). Other modules add their own metrics to `app.metrics.registry` (or the returned
 // object), e.g. a Gauge with a `collect()` that reads its value on each scrape.
 import type { FastifyInstance } from 'fastify'
-import { operationOf } from './request-log.ts'
 import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { operationOf } from './request-log.ts'
 
 export interface Metrics {
   registry: Registry

@@ -5,7 +5,7 @@
 // so its retry runs afresh. Keys are scoped per user and expire after IDEMPOTENCY_TTL_HOURS.
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
-import { BusinessError, Code, failure, type Envelope } from '../http/business-error.ts'
+import { BusinessError, Code, type Envelope, failure } from '../http/business-error.ts'
 import type { Queryable } from '../store/resource-store.ts'
 
 export interface IdempotentRequest {
@@ -25,12 +25,17 @@ export class Idempotency {
   }
 
   async run(request: IdempotentRequest, write: (db: Queryable) => Promise<Envelope>): Promise<Envelope> {
-    const bodyHash = createHash('sha256').update(canonicalJson(request.body ?? null)).digest('base64url')
+    const bodyHash = createHash('sha256')
+      .update(canonicalJson(request.body ?? null))
+      .digest('base64url')
     const client = await this.pool.connect()
     let release: Error | undefined
     try {
       await client.query('BEGIN')
-      await client.query('DELETE FROM idempotency_key WHERE "userName" = $1 AND key = $2 AND "expiresAt" < now()', [request.userName, request.key])
+      await client.query('DELETE FROM idempotency_key WHERE "userName" = $1 AND key = $2 AND "expiresAt" < now()', [
+        request.userName,
+        request.key,
+      ])
       // Waits here while another transaction holds the same key, until it commits or rolls back.
       const claimed = await client.query(
         `INSERT INTO idempotency_key ("userName", key, "operationId", "bodyHash", "expiresAt")
@@ -58,7 +63,11 @@ export class Idempotency {
         if (!(error instanceof BusinessError)) throw error
         answer = failure(error.code, error.message)
       }
-      await client.query('UPDATE idempotency_key SET response = $3 WHERE "userName" = $1 AND key = $2', [request.userName, request.key, answer])
+      await client.query('UPDATE idempotency_key SET response = $3 WHERE "userName" = $1 AND key = $2', [
+        request.userName,
+        request.key,
+        answer,
+      ])
       await client.query('COMMIT')
       return answer
     } catch (error) {

@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
-import { BusinessError, Code, statusOf, success, type BusinessCode, type Envelope } from '../http/business-error.ts'
+import { type BusinessCode, BusinessError, Code, type Envelope, statusOf, success } from '../http/business-error.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
 import type { Idempotency } from './idempotency.ts'
@@ -27,24 +27,29 @@ export function operationHandlers(options: {
   const body = (request: FastifyRequest) => request.body as any
   type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
   /** A write runs once per Idempotency-Key when the caller sends one; a stored write wakes the push. */
-  const write = (operationId: string, run: Write): Handler => async (request, reply) => {
-    const userName = request.caller!.userName
-    const key = request.headers['idempotency-key']
-    const answer =
-      typeof key === 'string'
-        ? await idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
-        : await run(request, { userName })
-    if (answer.code === Code.ok) wakePush()
-    reply.code(statusOf(answer.code as BusinessCode))
-    return answer
-  }
+  const write =
+    (operationId: string, run: Write): Handler =>
+    async (request, reply) => {
+      const userName = request.caller!.userName
+      const key = request.headers['idempotency-key']
+      const answer =
+        typeof key === 'string'
+          ? await idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
+          : await run(request, { userName })
+      if (answer.code === Code.ok) wakePush()
+      reply.code(statusOf(answer.code as BusinessCode))
+      return answer
+    }
   /** add-batch, or on the park edition with X-Sync-Push, the application of pushed records (admin only). */
-  const addBatch = (resource: ResourceDef): Write => async (request, context) => {
-    if (request.headers['x-sync-push'] !== '1') return success(await resources.addBatch(resource, body(request).list, context))
-    if (edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
-    if (request.caller!.role !== 'admin') throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
-    return success(await resources.applyPushed(resource, body(request).list, context))
-  }
+  const addBatch =
+    (resource: ResourceDef): Write =>
+    async (request, context) => {
+      if (request.headers['x-sync-push'] !== '1') return success(await resources.addBatch(resource, body(request).list, context))
+      if (edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
+      if (request.caller!.role !== 'admin')
+        throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
+      return success(await resources.applyPushed(resource, body(request).list, context))
+    }
   handlers.set('systemLogin', (request) => system.login(body(request)))
   handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
   handlers.set('systemLogout', (request) => system.logout(request.caller!))

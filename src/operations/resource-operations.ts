@@ -2,7 +2,14 @@
 import { describeErrors, type Validator } from '../contract/validation.ts'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
-import { VersionConflict, type ApiRecord, type Page, type ResourceStore, type SearchQuery, type WriteContext } from '../store/resource-store.ts'
+import {
+  type ApiRecord,
+  type Page,
+  type ResourceStore,
+  type SearchQuery,
+  VersionConflict,
+  type WriteContext,
+} from '../store/resource-store.ts'
 
 export const BATCH_LIMIT = 500
 const UPDATE_ATTEMPTS = 5

@@ -2,8 +2,8 @@
 // document (openapi-fetch), logged in with the configured park account, logging in again on 401.
 import createClient from 'openapi-fetch'
 import type { paths } from '../../generated/openapi.ts'
-import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { BatchResult } from '../operations/resource-operations.ts'
+import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
 export class ParkUnavailable extends Error {
@@ -38,7 +38,10 @@ export class ParkClient {
     return body.data as BatchResult
   }
 
-  private async send(resource: ResourceDef, items: PushItem[]): Promise<{ status: number; body: { code: number; msg: string; data: unknown } | undefined }> {
+  private async send(
+    resource: ResourceDef,
+    items: PushItem[],
+  ): Promise<{ status: number; body: { code: number; msg: string; data: unknown } | undefined }> {
     const token = await this.login()
     try {
       // The path is the resource's add-batch; its items are records with versions (X-Sync-Push).
@@ -55,17 +58,17 @@ export class ParkClient {
 
   private async login(): Promise<string> {
     if (this.token) return this.token
-    let answer
-    try {
-      answer = await this.client.POST('/system/login', {
+    const answer = await this.client
+      .POST('/system/login', {
         body: { userName: this.userName, password: this.password },
         signal: AbortSignal.timeout(this.timeoutMs),
       })
-    } catch (error) {
-      throw new ParkUnavailable(`park unreachable: ${(error as Error).message}`)
-    }
+      .catch((error: Error) => {
+        throw new ParkUnavailable(`park unreachable: ${error.message}`)
+      })
     const token = answer.data?.data?.token
-    if (!token) throw new ParkUnavailable(`park login refused: HTTP ${answer.response.status}, ${answer.data?.msg ?? answer.error?.msg ?? ''}`)
+    if (!token)
+      throw new ParkUnavailable(`park login refused: HTTP ${answer.response.status}, ${answer.data?.msg ?? answer.error?.msg ?? ''}`)
     this.token = token
     return token
   }

@@ -14,11 +14,12 @@
 // Drains are idempotent (pushed and acknowledged by version): two at once do no harm.
 // A record becomes synced only for the version the park acknowledged (at-least-once delivery,
 // exactly-once effect: the park applies by id and version).
-import { PgBoss } from 'pg-boss'
+
 import type { FastifyBaseLogger } from 'fastify'
+import type { PgBoss } from 'pg-boss'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
-import { ParkUnavailable, type ParkClient } from './park-client.ts'
+import { type ParkClient, ParkUnavailable } from './park-client.ts'
 
 export const PUSH_QUEUE = 'park-push'
 export const DEAD_QUEUE = 'park-push-dead'
@@ -50,7 +51,14 @@ export class ParkPush {
   /** Since start: calls to the park, failed calls, records acknowledged, records refused. */
   readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0 }
 
-  constructor(options: { boss: PgBoss; sync: SyncStore; registry: ResourceRegistry; client: ParkClient; settings: PushSettings; log: FastifyBaseLogger }) {
+  constructor(options: {
+    boss: PgBoss
+    sync: SyncStore
+    registry: ResourceRegistry
+    client: ParkClient
+    settings: PushSettings
+    log: FastifyBaseLogger
+  }) {
     this.boss = options.boss
     this.sync = options.sync
     this.registry = options.registry
@@ -147,18 +155,25 @@ export class ParkPush {
 
   private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<{ count: number; lastError: string }> {
     const maxAttempts = this.settings.retryLimit + 1
-    let result
+    let result: Awaited<ReturnType<ParkClient['push']>>
     this.stats.calls++
     try {
       result = await this.client.push(resource, items)
     } catch (error) {
       this.stats.failedCalls++
       const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
-      await this.sync.recordFailure(resource, items.map((item) => ({ id: item.id, version: item.version, error: message })), maxAttempts)
+      await this.sync.recordFailure(
+        resource,
+        items.map((item) => ({ id: item.id, version: item.version, error: message })),
+        maxAttempts,
+      )
       throw error
     }
     const versions = new Map(items.map((item) => [item.id, item.version]))
-    this.stats.acknowledged += await this.sync.acknowledge(resource, result.succeeded.map((id) => ({ id, version: versions.get(id)! })))
+    this.stats.acknowledged += await this.sync.acknowledge(
+      resource,
+      result.succeeded.map((id) => ({ id, version: versions.get(id)! })),
+    )
     const failed = result.failed.map((failure) => ({
       id: items[failure.index].id,
       version: items[failure.index].version,

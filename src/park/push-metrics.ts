@@ -5,7 +5,10 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import type { ParkPush } from './park-push.ts'
 
-export function registerPushMetrics(metrics: Registry, options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined }): void {
+export function registerPushMetrics(
+  metrics: Registry,
+  options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined },
+): void {
   const { sync, resources, push } = options
   // One query a scrape sets both: records by state, and the oldest pending age (registered after
   // the records, so set by their collect before it is read).
@@ -50,7 +53,11 @@ export function registerPushMetrics(metrics: Registry, options: { sync: SyncStor
       },
     })
   counter('park_push_calls_total', 'Push calls made to the park.', () => push.stats.calls)
-  counter('park_push_call_failures_total', 'Push calls that failed (park unreachable, timed out or answering an error).', () => push.stats.failedCalls)
+  counter(
+    'park_push_call_failures_total',
+    'Push calls that failed (park unreachable, timed out or answering an error).',
+    () => push.stats.failedCalls,
+  )
   counter('park_push_records_acknowledged_total', 'Records the park acknowledged.', () => push.stats.acknowledged)
   counter('park_push_records_refused_total', 'Records the park refused (they are retried).', () => push.stats.refused)
 }

@@ -2,15 +2,15 @@
 // are read from the OpenAPI document (x-unique, x-references, x-state-machine); this file adds what
 // the document does not hold: the table, and the cross-field rules. Handlers, store and push are
 // generic over these entries: a tenth resource is its schema, its migration and one entry below.
-import { resolveRef, type OpenApiDocument } from '../contract/openapi-document.ts'
+import { type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
 import {
+  type CrossFieldRule,
   classifyPrefix,
   endAfterStart,
   passNotAboveParticipants,
   requiredWhen,
   thresholdOrder,
   workLevelForType,
-  type CrossFieldRule,
 } from '../domain/cross-field-rules.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date'

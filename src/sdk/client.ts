@@ -88,13 +88,17 @@ export function createSafetyClient(options: SafetyClientOptions) {
     const answer = await client.POST('/system/refresh', { headers: { authorization: `Bearer ${current.refreshToken}` } })
     const granted = answer.data?.data
     // A login while the refresh was under way wins over the refresh's answer.
-    if (answer.data?.code === 0 && granted && tokens?.refreshToken === current.refreshToken) keep(granted.access_token, granted.refresh_token, granted.expires_in)
+    if (answer.data?.code === 0 && granted && tokens?.refreshToken === current.refreshToken)
+      keep(granted.access_token, granted.refresh_token, granted.expires_in)
     return answer
   }
 
   function refreshOnce(): Promise<boolean> {
     refreshing ??= refresh()
-      .then((answer) => answer?.data?.code === 0, () => false)
+      .then(
+        (answer) => answer?.data?.code === 0,
+        () => false,
+      )
       .finally(() => {
         refreshing = undefined
       })

@@ -1,9 +1,10 @@
 // One pg pool per process, shared by the Prisma client (through its driver adapter) and by the
 // resource store, whose generated SQL goes to the pool directly: Prisma's raw-query path costs
 // about 0.2 ms of CPU per statement here, which alone would halve the write path's throughput.
-import pg from 'pg'
-import prismaClientPackage from '@prisma/client'
+
 import { PrismaPg } from '@prisma/adapter-pg'
+import prismaClientPackage from '@prisma/client'
+import pg from 'pg'
 
 const { PrismaClient } = prismaClientPackage
 export type Prisma = InstanceType<typeof PrismaClient>

@@ -1,14 +1,19 @@
 // Applies the reviewed SQL migrations of prisma/migrations at start. Several instances may start at
 // once: a session-level advisory lock makes them take turns, and the later ones find nothing to do.
 import { fileURLToPath } from 'node:url'
-import Postgrator from 'postgrator'
 import type pg from 'pg'
+import Postgrator from 'postgrator'
 
 const MIGRATIONS = fileURLToPath(new URL('../../prisma/migrations/*.do.*.sql', import.meta.url))
 const LOCK_KEY = 'safety-platform:migrate'
 
 function postgrator(db: pg.Pool | pg.PoolClient): Postgrator {
-  return new Postgrator({ migrationPattern: MIGRATIONS, driver: 'pg', schemaTable: 'schema_version', execQuery: (query: string) => db.query(query) })
+  return new Postgrator({
+    migrationPattern: MIGRATIONS,
+    driver: 'pg',
+    schemaTable: 'schema_version',
+    execQuery: (query: string) => db.query(query),
+  })
 }
 
 export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number }> {

@@ -5,7 +5,7 @@
 import type pg from 'pg'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { toSecond, type InstantFormatter } from './instant-format.ts'
+import { type InstantFormatter, toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -92,7 +92,10 @@ class ResourceTable {
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
-    return [this.insertSql, [...this.resource.fields.map((field) => this.bind(field.name, record[field.name] ?? null)), companyCode, userName]]
+    return [
+      this.insertSql,
+      [...this.resource.fields.map((field) => this.bind(field.name, record[field.name] ?? null)), companyCode, userName],
+    ]
   }
 
   /** A value as stored: instants to the second. */
@@ -150,7 +153,7 @@ class ResourceTable {
   page(query: SearchQuery): [string, unknown[]] {
     const values: unknown[] = []
     const where = ['live']
-    query.conditions.forEach((condition, index) => where.push(this.condition(condition, index, values)))
+    for (const [index, condition] of query.conditions.entries()) where.push(this.condition(condition, index, values))
     const order = query.orderBy.map(({ field, direction }) => {
       const { name, kind } = this.field(field, 'orderBy')
       return `${quote(name)}${kind === 'string' ? ' COLLATE "C"' : ''} ${direction === 'desc' ? 'DESC' : 'ASC'}`
@@ -166,7 +169,7 @@ class ResourceTable {
   count(query: SearchQuery): [string, unknown[]] {
     const values: unknown[] = []
     const where = ['live']
-    query.conditions.forEach((condition, index) => where.push(this.condition(condition, index, values)))
+    for (const [index, condition] of query.conditions.entries()) where.push(this.condition(condition, index, values))
     return [`SELECT count(*)::int AS total FROM ${quote(this.resource.table)} WHERE ${where.join(' AND ')}`, values]
   }
 
@@ -190,7 +193,8 @@ class ResourceTable {
         if (typeof value !== 'boolean') throw new BusinessError(Code.badParameter, `${at}.value: must be true or false for isNull`)
         return `${column} IS ${value ? '' : 'NOT '}NULL`
       case 'like':
-        if (field.kind !== 'string') throw new BusinessError(Code.badParameter, `${at}.op: like applies to text fields only, not ${field.name}`)
+        if (field.kind !== 'string')
+          throw new BusinessError(Code.badParameter, `${at}.op: like applies to text fields only, not ${field.name}`)
         if (typeof value !== 'string') throw new BusinessError(Code.badParameter, `${at}.value: must be a string for like`)
         // A literal substring match: % and _ mean themselves.
         return `strpos(${column}, ${bind(value)}) > 0`
@@ -198,7 +202,7 @@ class ResourceTable {
         if (!Array.isArray(value) || value.length === 0 || value.length > 500) {
           throw new BusinessError(Code.badParameter, `${at}.value: must be an array of 1 to 500 values for in`)
         }
-        value.forEach((item, i) => checkValue(field, item, `${at}.value[${i}]`))
+        for (const [i, item] of value.entries()) checkValue(field, item, `${at}.value[${i}]`)
         return `${column} = ANY(${bind(value)}::${ARRAY_TYPES[field.kind]})`
       }
       case 'eq':
@@ -249,7 +253,13 @@ function checkValue(field: FieldDef, value: unknown, at: string): void {
             ? typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value))
             : typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value))
   if (!ok) {
-    const expected = { string: 'a string', number: 'a number', integer: 'an integer', instant: 'an ISO 8601 instant with offset', date: 'a date YYYY-MM-DD' }[field.kind]
+    const expected = {
+      string: 'a string',
+      number: 'a number',
+      integer: 'an integer',
+      instant: 'an ISO 8601 instant with offset',
+      date: 'a date YYYY-MM-DD',
+    }[field.kind]
     throw new BusinessError(Code.badParameter, `${at}: must be ${expected} for ${field.name}`)
   }
 }
@@ -372,7 +382,10 @@ export class ResourceStore {
           return new BusinessError(Code.missingReference, `${reference.field}: referenced ${reference.parent} ${missing} does not exist`)
         }
         if (child && reference) {
-          return new BusinessError(Code.stillReferenced, `${resource.key} ${values[0]} is still referenced by ${child.key}.${reference.field}`)
+          return new BusinessError(
+            Code.stillReferenced,
+            `${resource.key} ${values[0]} is still referenced by ${child.key}.${reference.field}`,
+          )
         }
         return error
       }

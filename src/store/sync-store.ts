@@ -39,7 +39,16 @@ export class SyncStore {
 
   /** Up to `limit` pending records (live or deleted ones), oldest write first. */
   async pending(resource: ResourceDef, deleted: boolean, limit: number, after?: PendingPage['cursor']): Promise<PendingPage> {
-    const columns = [...resource.fields.map((field) => field.name), 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'sync_status', 'sync_time']
+    const columns = [
+      ...resource.fields.map((field) => field.name),
+      'companyCode',
+      'createTime',
+      'updateTime',
+      'createBy',
+      'updateBy',
+      'sync_status',
+      'sync_time',
+    ]
     const values: unknown[] = [deleted, limit]
     let keyset = ''
     if (after) {
@@ -103,7 +112,10 @@ export class SyncStore {
           `FROM ${quote(resource.table)}`,
       )
       .join(' UNION ALL ')
-    const { rows } = await this.pool.query(sql, resources.map((resource) => resource.key))
+    const { rows } = await this.pool.query(
+      sql,
+      resources.map((resource) => resource.key),
+    )
     return rows
   }
 

@@ -1,7 +1,7 @@
 // CONTRACT §6: roles, and the order of checks 401 → 403 → 400/1002 → business rules.
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const admin = await service.login()
@@ -37,19 +37,38 @@ t.test('401 comes before 403, 403 before validation, validation before business 
   const badBody = { id: 5, colour: 'red' }
   t.equal((await service.call('/prevent/riskUnit/add', badBody)).status, 401)
   t.equal((await service.call('/prevent/riskUnit/add', badBody, { token: viewer })).status, 403)
-  t.equal((await service.call('/prevent/riskUnit/add', undefined, { token: viewer, raw: 'not json', headers: { 'content-type': 'application/json' } })).status, 403)
+  t.equal(
+    (
+      await service.call('/prevent/riskUnit/add', undefined, {
+        token: viewer,
+        raw: 'not json',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).status,
+    403,
+  )
   t.equal((await service.call('/prevent/riskUnit/add', badBody, { token: operator })).body.code, 1002)
   // a schema error wins over a duplicate id
   t.equal((await service.call('/prevent/riskUnit/add', { id: 'RU-O', riskUnitName: 'x', colour: 1 }, { token: operator })).body.code, 1002)
 })
 
 t.test('user administration: add, list, update role, delete; the last admin stays', async (t) => {
-  t.equal((await service.call('/system/user/add', { userName: 'bob', password: 'bob-password', role: 'viewer' }, { token: admin })).body.code, 0)
-  t.equal((await service.call('/system/user/add', { userName: 'bob', password: 'bob-password', role: 'viewer' }, { token: admin })).body.code, 1001)
+  t.equal(
+    (await service.call('/system/user/add', { userName: 'bob', password: 'bob-password', role: 'viewer' }, { token: admin })).body.code,
+    0,
+  )
+  t.equal(
+    (await service.call('/system/user/add', { userName: 'bob', password: 'bob-password', role: 'viewer' }, { token: admin })).body.code,
+    1001,
+  )
   const bob = await service.login('bob', 'bob-password')
   t.equal((await service.call('/prevent/riskUnit/add', record('riskUnit', 'RU-B1'), { token: bob })).body.code, 2003)
   t.equal((await service.call('/system/user/update', { userName: 'bob', role: 'operator' }, { token: admin })).body.code, 0)
-  t.equal((await service.call('/prevent/riskUnit/add', record('riskUnit', 'RU-B2'), { token: bob })).body.code, 0, 'a role change applies at once')
+  t.equal(
+    (await service.call('/prevent/riskUnit/add', record('riskUnit', 'RU-B2'), { token: bob })).body.code,
+    0,
+    'a role change applies at once',
+  )
   const users = await service.call('/system/user/list', { pageNum: 1, pageSize: 100 }, { token: admin })
   t.ok(users.body.data.list.some((user: any) => user.userName === 'bob' && user.role === 'operator'))
   t.equal((await service.call('/system/user/delete', { userName: 'bob' }, { token: admin })).body.code, 0)

@@ -1,6 +1,7 @@
 // CONTRACT §6: login, refresh, logout, and every way a token can be wrong (2001 / 2002).
-import t from 'tap'
+
 import { createHmac } from 'node:crypto'
+import t from 'tap'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 let now = Date.now()
@@ -33,7 +34,12 @@ t.test('a wrong password or an unknown user is 2004 with one message', async (t)
 })
 
 t.test('no Authorization, or not "Bearer <token>", is 401/2001', async (t) => {
-  for (const headers of [undefined, { authorization: 'Basic YWRtaW46eA==' }, { authorization: 'Bearer' }, { authorization: 'bearer abc' }]) {
+  for (const headers of [
+    undefined,
+    { authorization: 'Basic YWRtaW46eA==' },
+    { authorization: 'Bearer' },
+    { authorization: 'bearer abc' },
+  ]) {
     const reply = await list(undefined, headers)
     t.equal(reply.status, 401)
     t.equal(reply.body.code, 2001)
@@ -63,7 +69,7 @@ t.test('an expired token is 2002 (time moved by the injected clock)', async (t) 
   t.equal(reply.body.code, 2002)
 })
 
-t.test('refresh: a 2-hour access token, the same refresh token; tokens are refused in each other\'s place', async (t) => {
+t.test("refresh: a 2-hour access token, the same refresh token; tokens are refused in each other's place", async (t) => {
   const login = (await service.call('/system/login', { userName: 'admin', password: ADMIN_PASSWORD })).body.data
   t.equal((await list(login.refresh_token)).body.code, 2002, 'refresh token as bearer')
   t.equal((await service.call('/system/refresh', undefined, { token: login.token })).body.code, 2002, 'access token to refresh')

@@ -3,10 +3,11 @@
 // tags, logs in with "Try it out", authorises through its Authorize dialog with the token it got,
 // and lists monitoring equipment with "Try it out". Run by `npm run test:browser`
 // (scripts/test-browser.ts), not by `npm test`: not every machine has a browser.
-import t from 'tap'
+
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import t from 'tap'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -18,7 +19,16 @@ const origin = new URL(service.url).origin
 const browser: Browser = await chromium.launch({
   executablePath: CHROMIUM,
   headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 })
 t.teardown(() => browser.close())
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
@@ -97,7 +107,10 @@ t.test('"Try it out" on hazard/monitorEquip/list answers code 0 with the bearer 
   t.same(authorizations, [`Bearer ${token}`], 'the request carried the token of the dialog')
   mkdirSync(fileURLToPath(new URL('../artifacts/', import.meta.url)), { recursive: true })
   // The picture shows the request sent (curl, with the bearer) and the answer.
-  await page.locator('#operations-hazard-hazardMonitorEquipList .live-responses-table').first().evaluate((table) => table.scrollIntoView({ block: 'center' }))
+  await page
+    .locator('#operations-hazard-hazardMonitorEquipList .live-responses-table')
+    .first()
+    .evaluate((table) => table.scrollIntoView({ block: 'center' }))
   await page.screenshot({ path: SCREENSHOT })
   t.same(consoleErrors, [], 'still no console error')
   t.same(elsewhere, [], 'still nothing fetched from another origin')

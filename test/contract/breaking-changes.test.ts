@@ -1,13 +1,14 @@
 // The document may grow but not break its clients: openapi/openapi.yaml against the latest released
 // document (openapi/released/openapi-<version>.yaml), by scripts/contract-diff.ts. The comparison is
 // proven to catch what it claims to on mutated copies of the released document.
-import t from 'tap'
+
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import t from 'tap'
 import { stringify } from 'yaml'
 import { breakingChanges, CURRENT_DOCUMENT, latestReleased, loadDocument } from '../../scripts/contract-diff.ts'
 
@@ -69,15 +70,25 @@ t.test('a mutated copy: every kind of breaking change is reported, each once, wi
 })
 
 t.test('an operation, a field, an enum value removed: each alone is reported', async (t) => {
-  t.same(breakingChanges(released, mutated((document) => delete document.paths['/system/user/list'])), [
-    'operation removed: POST /system/user/list (systemUserList)',
-  ])
   t.same(
-    breakingChanges(released, mutated((_, schemas) => delete schemas.LoginRequest.properties.password)),
+    breakingChanges(
+      released,
+      mutated((document) => delete document.paths['/system/user/list']),
+    ),
+    ['operation removed: POST /system/user/list (systemUserList)'],
+  )
+  t.same(
+    breakingChanges(
+      released,
+      mutated((_, schemas) => delete schemas.LoginRequest.properties.password),
+    ),
     ['request field removed: LoginRequest.password [POST /system/login]'],
   )
   t.same(
-    breakingChanges(released, mutated((_, schemas) => (schemas.Role.enum = ['admin', 'operator']))),
+    breakingChanges(
+      released,
+      mutated((_, schemas) => (schemas.Role.enum = ['admin', 'operator'])),
+    ),
     [
       'request enum value removed: Role "viewer" [POST /system/user/add, POST /system/user/update]',
       'response enum value removed: Role "viewer" [POST /system/user/list]',
@@ -87,13 +98,19 @@ t.test('an operation, a field, an enum value removed: each alone is reported', a
 
 t.test('a number narrowed to an integer, through a $ref and through anyOf', async (t) => {
   // Named at the component where it is used as such, and at each field that makes it nullable.
-  t.same(breakingChanges(released, mutated((_, schemas) => (schemas.Latitude.type = 'integer'))), [
-    'request type narrowed: Latitude (number → integer) [POST /hazard/monitorEquip/add, POST /hazard/monitorEquip/update, POST /hazard/monitorEquip/add-batch]',
-    'request type narrowed: RiskUnit.latitude (number | null → integer | null) [POST /prevent/riskUnit/add, POST /prevent/riskUnit/add-batch]',
-    'request type narrowed: RiskUnitPatch.latitude (number | null → integer | null) [POST /prevent/riskUnit/update]',
-    'request type narrowed: TicketBaseInfo.latitude (number | null → integer | null) [POST /prevent/ticketBaseInfo/add, POST /prevent/ticketBaseInfo/add-batch]',
-    'request type narrowed: TicketBaseInfoPatch.latitude (number | null → integer | null) [POST /prevent/ticketBaseInfo/update]',
-  ])
+  t.same(
+    breakingChanges(
+      released,
+      mutated((_, schemas) => (schemas.Latitude.type = 'integer')),
+    ),
+    [
+      'request type narrowed: Latitude (number → integer) [POST /hazard/monitorEquip/add, POST /hazard/monitorEquip/update, POST /hazard/monitorEquip/add-batch]',
+      'request type narrowed: RiskUnit.latitude (number | null → integer | null) [POST /prevent/riskUnit/add, POST /prevent/riskUnit/add-batch]',
+      'request type narrowed: RiskUnitPatch.latitude (number | null → integer | null) [POST /prevent/riskUnit/update]',
+      'request type narrowed: TicketBaseInfo.latitude (number | null → integer | null) [POST /prevent/ticketBaseInfo/add, POST /prevent/ticketBaseInfo/add-batch]',
+      'request type narrowed: TicketBaseInfoPatch.latitude (number | null → integer | null) [POST /prevent/ticketBaseInfo/update]',
+    ],
+  )
 })
 
 t.test('additions break nothing', async (t) => {

@@ -2,8 +2,8 @@
 // each response against its schema). Each is called here at least once on its success path.
 import t from 'tap'
 import { listOperations, loadOpenApi } from '../../src/contract/openapi-document.ts'
+import { PARENT_FIELD, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
-import { PARENT_FIELD, record, RESOURCE_PATHS } from '../helpers/fixtures.ts'
 
 const { document } = loadOpenApi()
 const service = await startService(t)
@@ -61,7 +61,9 @@ t.test('every system operation', async (t) => {
 })
 
 t.test('no operation was left uncalled', async (t) => {
-  const missing = listOperations(document).map((operation) => operation.operationId).filter((id) => !called.has(id))
+  const missing = listOperations(document)
+    .map((operation) => operation.operationId)
+    .filter((id) => !called.has(id))
   t.same(missing, [])
 })
 

@@ -1,6 +1,7 @@
 // generated/ is rebuilt from the document by `npm run generate` and committed: it must not drift.
-import t from 'tap'
+
 import { readFile } from 'node:fs/promises'
+import t from 'tap'
 import { renderOpenApiTypes } from '../../scripts/openapi-types.ts'
 
 t.test('generated/openapi.ts matches openapi/openapi.yaml (run `npm run generate` when this fails)', async (t) => {

@@ -1,12 +1,12 @@
 // The README's integrator example is this file's region between `// example:start` and
 // `// example:end`, character for character: the README cannot drift from an example that runs
 // against the real service through the SDK (`safety-platform/sdk`, package.json "exports").
-import t from 'tap'
-import { readFile } from 'node:fs/promises'
-import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
+import { readFile } from 'node:fs/promises'
 // example:start
 import { createSafetyClient } from 'safety-platform/sdk'
+import t from 'tap'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 export async function recordTankFarm(baseUrl: string, password: string) {
   const safety = createSafetyClient({ baseUrl })
@@ -78,7 +78,10 @@ t.test('the example runs against the real service', async (t) => {
   const service = await startService(t)
   const { unit, highRiskUnits } = await recordTankFarm(service.url, ADMIN_PASSWORD)
   t.match(unit, { id: 'RU-TANK-1', riskUnitName: 'Tank farm', riskLevel: '2', sync_status: 'pending', hazardCode: null })
-  t.same(highRiskUnits.map((found) => found.id), ['RU-TANK-1'])
+  t.same(
+    highRiskUnits.map((found) => found.id),
+    ['RU-TANK-1'],
+  )
 
   // The 1003 branch was taken: the unit is renamed, and only once.
   const token = await service.login()

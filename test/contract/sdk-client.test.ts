@@ -99,7 +99,10 @@ t.test('concurrent calls answered 401/2002 share one refresh', async (t) => {
   now += 3 * HOUR
   calls.length = 0
   const answers = await Promise.all([1, 2, 3, 4].map(() => safety.POST('/prevent/riskUnit/list', { body: {} })))
-  t.same(answers.map((answer) => answer.data?.code), [0, 0, 0, 0])
+  t.same(
+    answers.map((answer) => answer.data?.code),
+    [0, 0, 0, 0],
+  )
   t.equal(calls.filter((call) => call.startsWith('/system/refresh ')).length, 1)
   t.equal(calls.filter((call) => call.startsWith('/prevent/riskUnit/list ')).length, 8, 'each call sent twice')
 })
@@ -129,7 +132,7 @@ t.test('logout revokes the session and forgets the tokens', async (t) => {
   const out = await safety.logout()
   t.same(out.data, { msg: '', code: 0, data: null, success: true })
   t.equal(safety.getTokens(), undefined)
-  t.equal((await safety.refresh()), undefined, 'nothing to refresh')
+  t.equal(await safety.refresh(), undefined, 'nothing to refresh')
   calls.length = 0
   const after = await safety.POST('/prevent/riskUnit/list', { body: {} })
   t.equal(after.error?.code, 2001)

@@ -1,10 +1,11 @@
 // The integrator's path: a client generated from the document (openapi-typescript + openapi-fetch)
 // drives the real server; its types and the server's answers agree.
-import t from 'tap'
+
 import createClient from 'openapi-fetch'
+import t from 'tap'
 import type { paths } from '../../generated/openapi.ts'
-import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 
@@ -24,7 +25,10 @@ t.test('log in, write, read and search through the typed client', async (t) => {
   t.equal(read.data?.data?.sync_status, 'pending')
 
   const found = await client.POST('/prevent/riskUnit/search', {
-    body: { conditions: [{ field: 'riskUnitName', op: 'like', value: String(record('riskUnit', 'x').riskUnitName).slice(0, 2) }], pageSize: 5 },
+    body: {
+      conditions: [{ field: 'riskUnitName', op: 'like', value: String(record('riskUnit', 'x').riskUnitName).slice(0, 2) }],
+      pageSize: 5,
+    },
     headers,
   })
   t.equal(found.data?.data?.total, 1)

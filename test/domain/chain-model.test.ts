@@ -1,10 +1,11 @@
 // Property: random sequences of add / update / delete across riskUnit ← riskEvents ← riskMeasures ←
 // troubleshootInfo never produce an orphan or an illegal state, and every answer and the database
 // agree with a small in-memory model of the rules.
-import t from 'tap'
+
 import fc from 'fast-check'
-import { startService } from '../helpers/service.ts'
+import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
+import { type Reply, startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const token = await service.login()
@@ -56,11 +57,13 @@ t.test('the database follows the model of the rules', async (t) => {
       const id = (kind: Kind, n: number) => `r${run}-${kind}-${n}`
       const get = (kind: Kind, n: number) => model.get(`${kind}:${id(kind, n)}`)
       const childrenOf = (kind: Kind, recordId: string) =>
-        [...model.entries()].filter(([key, value]) => value.live && value.parent === recordId && PARENT[key.split(':')[0] as Kind]?.[1] === kind)
+        [...model.entries()].filter(
+          ([key, value]) => value.live && value.parent === recordId && PARENT[key.split(':')[0] as Kind]?.[1] === kind,
+        )
 
       for (const c of commands) {
         let expected: number
-        let reply
+        let reply: Reply
         if (c.op === 'add') {
           const parent = PARENT[c.kind]
           const parentId = parent ? id(parent[1], c.parent) : undefined
@@ -72,7 +75,12 @@ t.test('the database follows the model of the rules', async (t) => {
           else if (parent && !get(parent[1], c.parent)?.live) expected = 1006
           else expected = 0
           reply = await service.call(`${PATH[c.kind]}/add`, body, { token })
-          if (expected === 0) model.set(`${c.kind}:${id(c.kind, c.n)}`, { live: true, parent: parentId, state: c.kind === 'troubleshootInfo' ? c.state : undefined })
+          if (expected === 0)
+            model.set(`${c.kind}:${id(c.kind, c.n)}`, {
+              live: true,
+              parent: parentId,
+              state: c.kind === 'troubleshootInfo' ? c.state : undefined,
+            })
         } else if (c.op === 'delete') {
           const current = get(c.kind, c.n)
           expected = current?.live && childrenOf(c.kind, id(c.kind, c.n)).length > 0 ? 1012 : 0
@@ -88,7 +96,11 @@ t.test('the database follows the model of the rules', async (t) => {
         } else {
           const current = get('troubleshootInfo', c.n)
           expected = !current?.live ? 1004 : current.state === c.state || MOVES[current.state!].includes(c.state) ? 0 : 1011
-          reply = await service.call(`${PATH.troubleshootInfo}/update`, { id: id('troubleshootInfo', c.n), dangerState: c.state }, { token })
+          reply = await service.call(
+            `${PATH.troubleshootInfo}/update`,
+            { id: id('troubleshootInfo', c.n), dangerState: c.state },
+            { token },
+          )
           if (expected === 0) current!.state = c.state
         }
         if (reply.body.code !== expected) {

@@ -2,8 +2,8 @@
 // not a move (0), anything else is 1011 naming the move.
 import t from 'tap'
 import { loadOpenApi } from '../../src/contract/openapi-document.ts'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const token = await service.login()
@@ -38,14 +38,20 @@ for (const machine of machines) {
     for (const from of states) {
       for (const to of states) {
         const id = `${machine.resource}-${from}-${to}`
-        const added = await service.call(`${machine.path}/add`, record(machine.resource, id, { ...machine.base, [machine.field]: from }), { token })
+        const added = await service.call(`${machine.path}/add`, record(machine.resource, id, { ...machine.base, [machine.field]: from }), {
+          token,
+        })
         t.equal(added.body.code, 0, `add in state ${from}`)
         const moved = await service.call(`${machine.path}/update`, { id, [machine.field]: to }, { token })
         const legal = from === to || machine.allowed[from].includes(to)
         if (legal) {
           t.equal(moved.body.code, 0, `${from} -> ${to} is allowed`)
         } else {
-          t.same(moved.body, { msg: `${machine.field}: illegal transition ${from} -> ${to}`, code: 1011, data: null, success: false }, `${from} -> ${to} is refused`)
+          t.same(
+            moved.body,
+            { msg: `${machine.field}: illegal transition ${from} -> ${to}`, code: 1011, data: null, success: false },
+            `${from} -> ${to} is refused`,
+          )
         }
         const stored = await service.call(`${machine.path}/getById`, { id }, { token })
         t.equal(stored.body.data[machine.field], legal ? to : from, 'the stored state')

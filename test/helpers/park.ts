@@ -1,11 +1,11 @@
 // Real editions as their own processes (node src/main.ts), that a test can stop, kill and start
 // again on the same port and database: the park, or enterprise instances pushing to it.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import net from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
 import { RESOURCE_PATHS } from './fixtures.ts'
+import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
 
 interface TestContext {
   after(fn: () => unknown): void
@@ -30,7 +30,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Waits until `condition` holds, checking every `everyMs`; fails after `timeoutMs`. */
-export async function eventually<T>(condition: () => Promise<T | undefined | false>, options: { timeoutMs?: number; everyMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(
+  condition: () => Promise<T | undefined | false>,
+  options: { timeoutMs?: number; everyMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000)
   for (;;) {
     const value = await condition()
@@ -72,7 +75,9 @@ export async function startEdition(
     const reap = () => current.kill('SIGKILL')
     process.once('exit', reap)
     current.once('exit', () => process.off('exit', reap))
-    await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, { what: `the ${options.edition} edition to be ready` })
+    await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, {
+      what: `the ${options.edition} edition to be ready`,
+    })
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null
@@ -99,7 +104,6 @@ export async function post(url: string, body: unknown, token?: string, headers: 
 export async function loginTo(url: string): Promise<string> {
   return (await post(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
 }
-
 
 /** Every live record of an edition, by resource and id, with every field but the sync state. */
 export async function liveRecords(url: string, token: string): Promise<Record<string, any[]>> {
@@ -179,7 +183,11 @@ export async function assertConverged(
   load: { added: Set<string>; names: Map<string, string> },
   timeoutMs = 120_000,
 ): Promise<void> {
-  await eventually(() => allSynced(enterprise.url, enterprise.token), { timeoutMs, everyMs: 200, what: 'the enterprise to have nothing pending' })
+  await eventually(() => allSynced(enterprise.url, enterprise.token), {
+    timeoutMs,
+    everyMs: 200,
+    what: 'the enterprise to have nothing pending',
+  })
   const [onEnterprise, onPark] = await Promise.all([liveRecords(enterprise.url, enterprise.token), liveRecords(park.url, park.token)])
   t.same(onPark, onEnterprise, 'the park holds exactly the enterprise\u2019s live records, field for field')
   const parkUnits = new Map(onPark.riskUnit.map((unit: any) => [unit.id, unit]))

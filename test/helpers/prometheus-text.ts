@@ -53,7 +53,9 @@ export function parsePrometheusText(text: string): Exposition {
       labels[pair[1]!] = pair[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
       remaining = remaining.slice(pair[0].length)
     }
-    const family = [...types.keys()].find((family) => family === name || (SUFFIXES[types.get(family)!] ?? []).some((suffix) => family + suffix === name))
+    const family = [...types.keys()].find(
+      (family) => family === name || (SUFFIXES[types.get(family)!] ?? []).some((suffix) => family + suffix === name),
+    )
     if (!family) throw new Error(`${where}: sample of a family without TYPE`)
     const value = valueText!.endsWith('Inf') ? (valueText!.startsWith('-') ? -Infinity : Infinity) : Number(valueText)
     samples.push({ name: name!, labels, value })
@@ -62,7 +64,9 @@ export function parsePrometheusText(text: string): Exposition {
     types,
     samples,
     value(name, wanted = {}) {
-      const found = samples.filter((sample) => sample.name === name && Object.entries(wanted).every(([key, value]) => sample.labels[key] === value))
+      const found = samples.filter(
+        (sample) => sample.name === name && Object.entries(wanted).every(([key, value]) => sample.labels[key] === value),
+      )
       if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(wanted)}`)
       return found[0]?.value
     },

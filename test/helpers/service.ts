@@ -2,11 +2,11 @@
 // against the OpenAPI document: a test that calls an operation also proves its response shape.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { loadConfig, type Config } from '../../src/config.ts'
+import { type Config, loadConfig } from '../../src/config.ts'
 import { listOperations, loadOpenApi, resolveRef } from '../../src/contract/openapi-document.ts'
 import { createAjv, describeErrors, type Validator } from '../../src/contract/validation.ts'
-import { buildApp, type App, type AppOptions } from '../../src/http/app.ts'
-import { openDatabase, type Database } from '../../src/store/database.ts'
+import { type App, type AppOptions, buildApp } from '../../src/http/app.ts'
+import { type Database, openDatabase } from '../../src/store/database.ts'
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests'
 
@@ -73,7 +73,11 @@ export interface TestService {
   database: Database
   databaseUrl: string
   /** POSTs JSON (or raw text with a content type) and validates the answer against the document. */
-  call<T = any>(path: string, body?: unknown, options?: { token?: string; headers?: Record<string, string>; raw?: string }): Promise<Reply<T>>
+  call<T = any>(
+    path: string,
+    body?: unknown,
+    options?: { token?: string; headers?: Record<string, string>; raw?: string },
+  ): Promise<Reply<T>>
   login(userName?: string, password?: string): Promise<string>
   /** Creates a user with the given role and returns its access token. */
   userToken(role: 'admin' | 'operator' | 'viewer', userName?: string): Promise<string>
@@ -122,7 +126,9 @@ export async function startService(
       throw new ContractViolation(`${path} answered HTTP ${response.status}, which the document does not list`)
     }
     if (validate && !validate(parsed)) {
-      throw new ContractViolation(`${path} answered ${response.status} off the document: ${describeErrors(validate.errors)}: ${text.slice(0, 300)}`)
+      throw new ContractViolation(
+        `${path} answered ${response.status} off the document: ${describeErrors(validate.errors)}: ${text.slice(0, 300)}`,
+      )
     }
     return { status: response.status, headers: response.headers, body: parsed }
   }

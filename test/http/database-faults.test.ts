@@ -1,9 +1,9 @@
 // CONTRACT §2: the database unreachable is 503/4001; anything unexpected is 500/-1 with a generic
 // message; neither leaks anything internal, and the service recovers when the database is back.
 import t from 'tap'
+import { record } from '../helpers/fixtures.ts'
 import { freshDatabase, startService } from '../helpers/service.ts'
 import { tcpProxy } from '../helpers/tcp-proxy.ts'
-import { record } from '../helpers/fixtures.ts'
 
 const databaseUrl = await freshDatabase(t)
 const proxy = await tcpProxy(databaseUrl)
@@ -23,7 +23,11 @@ t.test('the database unreachable: 503/4001, not ready; back again: answers and r
   await proxy.restore()
   t.equal((await service.call('/prevent/riskUnit/add', record('riskUnit', 'RU-UP'), { token })).body.code, 0)
   t.equal((await fetch(`${service.url}/health/ready`)).status, 200)
-  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-DOWN' }, { token })).body.code, 1004, 'the refused write wrote nothing')
+  t.equal(
+    (await service.call('/prevent/riskUnit/getById', { id: 'RU-DOWN' }, { token })).body.code,
+    1004,
+    'the refused write wrote nothing',
+  )
 })
 
 t.test('an unexpected failure is 500/-1 with the generic message only', async (t) => {

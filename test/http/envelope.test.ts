@@ -1,13 +1,17 @@
 // CONTRACT §2: every answer is the envelope, with the right HTTP status and code.
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t, { env: { BODY_LIMIT: '65536' } })
 const token = await service.login()
 
 t.test('a body that is not JSON answers 400/1000', async (t) => {
-  const reply = await service.call('/prevent/riskUnit/add', undefined, { token, raw: '{"id": ', headers: { 'content-type': 'application/json' } })
+  const reply = await service.call('/prevent/riskUnit/add', undefined, {
+    token,
+    raw: '{"id": ',
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(reply.status, 400)
   t.same(reply.body, { msg: reply.body.msg, code: 1000, data: null, success: false })
 })
@@ -75,7 +79,11 @@ t.test('a body over the limit answers 413/1010', async (t) => {
 t.test('the default body limit fits a 500-item batch of the largest records', async (t) => {
   const { loadConfig } = await import('../../src/config.ts')
   const limit = loadConfig({ DATABASE_URL: 'postgresql://x/y' }).bodyLimit
-  const longest = record('trainBaseInfo', 'X'.repeat(64), { participantNames: '\u4e2d'.repeat(4000), summary: '\u4e2d'.repeat(2000), trainName: '\u4e2d'.repeat(200) })
+  const longest = record('trainBaseInfo', 'X'.repeat(64), {
+    participantNames: '\u4e2d'.repeat(4000),
+    summary: '\u4e2d'.repeat(2000),
+    trainName: '\u4e2d'.repeat(200),
+  })
   const batch = JSON.stringify({ list: Array.from({ length: 500 }, () => longest) })
   t.ok(Buffer.byteLength(batch) < limit, `${Buffer.byteLength(batch)} bytes fit in ${limit}`)
 })

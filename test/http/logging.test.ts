@@ -1,10 +1,11 @@
 // CONTRACT §6: passwords are never logged; nor are tokens or Authorization headers. Each request
 // leaves one completion line carrying its request id.
-import t from 'tap'
+
 import { Writable } from 'node:stream'
-import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { eventually } from '../helpers/park.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const lines: string[] = []
 let pending = ''
@@ -27,7 +28,10 @@ t.test('no password, token or Authorization header value reaches the log', async
   secrets.push(token, refreshToken)
 
   const operatorPassword = 'operator-Pa55word-never-logged'
-  t.equal((await service.call('/system/user/add', { userName: 'op1', password: operatorPassword, role: 'operator' }, { token })).body.code, 0)
+  t.equal(
+    (await service.call('/system/user/add', { userName: 'op1', password: operatorPassword, role: 'operator' }, { token })).body.code,
+    0,
+  )
   secrets.push(operatorPassword)
   const changedPassword = 'changed-Pa55word-never-logged'
   t.equal((await service.call('/system/user/update', { userName: 'op1', password: changedPassword }, { token })).body.code, 0)
@@ -47,7 +51,11 @@ t.test('no password, token or Authorization header value reaches the log', async
   secrets.push(tampered)
   t.equal((await service.call('/prevent/riskUnit/list', {}, { token: tampered })).body.code, 2002)
   t.equal((await service.call('/system/logout', undefined, { token: operatorToken })).body.code, 0)
-  t.equal((await service.call('/prevent/riskUnit/list', {}, { token: operatorToken })).body.code, 2002, 'a revoked token, logged nowhere either')
+  t.equal(
+    (await service.call('/prevent/riskUnit/list', {}, { token: operatorToken })).body.code,
+    2002,
+    'a revoked token, logged nowhere either',
+  )
 
   const written = lines.slice(start)
   t.ok(written.length >= 11, `${written.length} log lines written, one per request`)
@@ -68,7 +76,11 @@ t.test('each request has one completion line with its request id', async (t) => 
   await fetch(`${service.url}/health/live`)
   const requests = 4
   // The completion line is written once the answer has gone out: wait for the lines to land.
-  const completedSince = () => lines.slice(start).map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request completed')
+  const completedSince = () =>
+    lines
+      .slice(start)
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.msg === 'request completed')
   await eventually(async () => completedSince().length >= requests, { what: 'the completion lines' })
   const completed = completedSince()
   t.equal(completed.length, requests)

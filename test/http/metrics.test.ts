@@ -1,10 +1,11 @@
 // CONTRACT §8: GET /metrics is Prometheus text, unauthenticated and not rate limited: requests by
 // operationId and business code, latency by operationId, the database pool's use.
-import t from 'tap'
+
 import { Gauge } from 'prom-client'
-import { startService, type TestService } from '../helpers/service.ts'
+import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
-import { parsePrometheusText, type Exposition } from '../helpers/prometheus-text.ts'
+import { type Exposition, parsePrometheusText } from '../helpers/prometheus-text.ts'
+import { startService, type TestService } from '../helpers/service.ts'
 
 const service = await startService(t)
 
@@ -23,7 +24,8 @@ t.test('/metrics answers Prometheus text without a token', async (t) => {
   const metrics = parsePrometheusText(await response.text())
   t.equal(metrics.types.get('api_requests_total'), 'counter')
   t.equal(metrics.types.get('api_request_duration_seconds'), 'histogram')
-  for (const gauge of ['db_pool_connections', 'db_pool_idle_connections', 'db_pool_waiting_clients']) t.equal(metrics.types.get(gauge), 'gauge')
+  for (const gauge of ['db_pool_connections', 'db_pool_idle_connections', 'db_pool_waiting_clients'])
+    t.equal(metrics.types.get(gauge), 'gauge')
 })
 
 t.test('requests are counted by operationId and the business code of the answer', async (t) => {
@@ -66,7 +68,14 @@ t.test('the database pool is read on each scrape', async (t) => {
 
 t.test('other modules add their metrics to the app registry, collected on scrape', async (t) => {
   let depth = 7
-  new Gauge({ name: 'test_queue_depth', help: 'a gauge another module adds', registers: [service.app.fastify.metrics.registry], collect() { this.set(depth) } })
+  new Gauge({
+    name: 'test_queue_depth',
+    help: 'a gauge another module adds',
+    registers: [service.app.fastify.metrics.registry],
+    collect() {
+      this.set(depth)
+    },
+  })
   t.equal((await scrape()).value('test_queue_depth'), 7)
   depth = 9
   t.equal((await scrape()).value('test_queue_depth'), 9)

@@ -1,6 +1,7 @@
 // CONTRACT §6: login limited per user name and per address, the API per user; 429/1009 with Retry-After.
-import t from 'tap'
+
 import http from 'node:http'
+import t from 'tap'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const service = await startService(t, { env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_LOGIN_MAX: '3' } })

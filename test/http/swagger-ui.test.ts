@@ -25,8 +25,16 @@ t.test('/docs serves the UI page, its assets and the document, without a token',
 t.test('the UI keeps the token of "Authorize" and calls the serving edition', async (t) => {
   const initializer = await (await fetch(`${service.url}/docs/static/swagger-initializer.js`)).text()
   t.match(initializer, /"persistAuthorization":\s*true/)
-  t.same(document.servers.map((server: { url: string }) => server.url), ['/'], 'a relative server: "Try it out" goes to the origin serving the page')
-  t.same(document.components.securitySchemes.bearerAuth, { ...document.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' })
+  t.same(
+    document.servers.map((server: { url: string }) => server.url),
+    ['/'],
+    'a relative server: "Try it out" goes to the origin serving the page',
+  )
+  t.same(document.components.securitySchemes.bearerAuth, {
+    ...document.components.securitySchemes.bearerAuth,
+    type: 'http',
+    scheme: 'bearer',
+  })
 })
 
 t.test('the published document keeps its own paths', async (t) => {
@@ -40,7 +48,8 @@ t.test('/docs is not rate limited (while the operations are)', async (t) => {
   for (let i = 0; i < 3; i++) statuses.push((await service.call('/prevent/riskUnit/list', {}, { token })).status)
   t.same(statuses, [200, 200, 429])
   for (let i = 0; i < 5; i++) {
-    for (const path of ['/docs', '/docs/json', '/docs/static/swagger-ui.css']) t.equal((await fetch(`${service.url}${path}`)).status, 200, path)
+    for (const path of ['/docs', '/docs/json', '/docs/static/swagger-ui.css'])
+      t.equal((await fetch(`${service.url}${path}`)).status, 200, path)
   }
 })
 

@@ -1,13 +1,16 @@
 // Database connections terminated (pg_terminate_backend) again and again during writes and pushes:
 // refused writes are not acknowledged, acknowledged ones all reach the park.
-import t from 'tap'
-import pg from 'pg'
+
 import { setTimeout as delay } from 'node:timers/promises'
-import { ADMIN_PASSWORD, adminDatabaseUrl, startService } from '../helpers/service.ts'
+import pg from 'pg'
+import t from 'tap'
 import { assertConverged, loginTo, startParkProcess, writeLoad } from '../helpers/park.ts'
+import { ADMIN_PASSWORD, adminDatabaseUrl, startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
-const enterprise = await startService(t, { env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '1' } })
+const enterprise = await startService(t, {
+  env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '1' },
+})
 const token = await enterprise.login()
 const databaseName = new URL(enterprise.databaseUrl).pathname.slice(1)
 
@@ -19,7 +22,10 @@ t.test('connections cut during pushes: the park still converges', async (t) => {
   let terminated = 0
   const cutting = (async () => {
     while (!stop) {
-      const { rowCount } = await killer.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [databaseName])
+      const { rowCount } = await killer.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [databaseName],
+      )
       terminated += rowCount ?? 0
       await delay(150)
     }

@@ -1,9 +1,10 @@
 // The enterprise killed with SIGKILL in the middle of a write load, then restarted: every write it
 // acknowledged reaches the park (the pending state was committed with the write).
-import t from 'tap'
+
 import pg from 'pg'
-import { ADMIN_PASSWORD } from '../helpers/service.ts'
+import t from 'tap'
 import { assertConverged, eventually, loginTo, startEdition, startParkProcess, writeLoad } from '../helpers/park.ts'
+import { ADMIN_PASSWORD } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
 const enterprise = await startEdition(t, {
@@ -18,9 +19,16 @@ t.test('SIGKILL mid-load, restart: nothing acknowledged is lost', async (t) => {
   t.teardown(() => database.end())
   let restarted = false
   let writesAfterRestart = 0
-  const loading = writeLoad(() => enterprise.url, token, { prefix: 'KILL', concurrency: 8, until: () => restarted && writesAfterRestart++ >= 300 })
+  const loading = writeLoad(() => enterprise.url, token, {
+    prefix: 'KILL',
+    concurrency: 8,
+    until: () => restarted && writesAfterRestart++ >= 300,
+  })
   // Kill once a few hundred writes are stored, while writes and pushes are in flight.
-  await eventually(async () => (await database.query('SELECT count(*)::int AS n FROM risk_unit')).rows[0].n >= 300, { everyMs: 10, what: 'load under way' })
+  await eventually(async () => (await database.query('SELECT count(*)::int AS n FROM risk_unit')).rows[0].n >= 300, {
+    everyMs: 10,
+    what: 'load under way',
+  })
   await enterprise.stop('SIGKILL')
   await enterprise.start()
   restarted = true

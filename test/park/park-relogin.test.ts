@@ -1,14 +1,20 @@
 // The enterprise pushes with its own park account and logs in again when the park answers 401
 // (its token ended: the park restarted with another secret, or the account's tokens were revoked).
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
-import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
 import { record } from '../helpers/fixtures.ts'
+import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
+import { startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
 const parkAdmin = await loginTo(park.url)
-t.equal((await post(`${park.url}/system/user/add`, { userName: 'enterprise-push', password: 'push-account-secret', role: 'admin' }, parkAdmin)).code, 0)
-const enterprise = await startService(t, { env: { PARK_URL: park.url, PARK_USER: 'enterprise-push', PARK_PASSWORD: 'push-account-secret' } })
+t.equal(
+  (await post(`${park.url}/system/user/add`, { userName: 'enterprise-push', password: 'push-account-secret', role: 'admin' }, parkAdmin))
+    .code,
+  0,
+)
+const enterprise = await startService(t, {
+  env: { PARK_URL: park.url, PARK_USER: 'enterprise-push', PARK_PASSWORD: 'push-account-secret' },
+})
 const token = await enterprise.login()
 const syncStatus = async (id: string) => (await enterprise.call('/prevent/riskUnit/getById', { id }, { token })).body.data.sync_status
 
@@ -39,7 +45,11 @@ t.test('the push account must be an admin of the park: pushed records are refuse
 })
 
 t.test('the enterprise edition takes no pushed records', async (t) => {
-  const reply = await enterprise.call('/prevent/riskUnit/add-batch', { list: [record('riskUnit', 'RU-X')] }, { token, headers: { 'x-sync-push': '1' } })
+  const reply = await enterprise.call(
+    '/prevent/riskUnit/add-batch',
+    { list: [record('riskUnit', 'RU-X')] },
+    { token, headers: { 'x-sync-push': '1' } },
+  )
   t.equal(reply.body.code, 1002)
   t.match(reply.body.msg, /X-Sync-Push/)
 })

@@ -2,27 +2,41 @@
 // after a backoff, released here by backdating it; a drain whose process died is reclaimed by the
 // supervisor once its expiry passed, here by backdating its start and running the supervisor.
 import t from 'tap'
-import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
-import { eventually, startParkProcess } from '../helpers/park.ts'
 import { record } from '../helpers/fixtures.ts'
+import { eventually, startParkProcess } from '../helpers/park.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
 await park.stop()
 // A long backoff: the test must not wait for it, it moves the job's time instead.
 const enterprise = await startService(t, {
-  env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '3600', SYNC_JOB_EXPIRE_SECONDS: '30' },
+  env: {
+    PARK_URL: park.url,
+    PARK_USER: 'admin',
+    PARK_PASSWORD: ADMIN_PASSWORD,
+    SYNC_RETRY_DELAY_MAX_SECONDS: '3600',
+    SYNC_JOB_EXPIRE_SECONDS: '30',
+  },
 })
 const token = await enterprise.login()
 const db = enterprise.database.pool
 const pushJobs = async (state: string) =>
-  (await db.query(`SELECT id, retry_count, start_after > now() AS deferred, retry_backoff FROM pgboss.job WHERE name = 'park-push' AND state = $1`, [state])).rows
+  (
+    await db.query(
+      `SELECT id, retry_count, start_after > now() AS deferred, retry_backoff FROM pgboss.job WHERE name = 'park-push' AND state = $1`,
+      [state],
+    )
+  ).rows
 
 t.test('a drain that failed is retried after a backoff, not at once', async (t) => {
   t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-T1'), { token })).body.code, 0)
-  const [retry] = await eventually(async () => {
-    const jobs = await pushJobs('retry')
-    return jobs.length > 0 && jobs
-  }, { what: 'the failed drain queued for a retry' })
+  const [retry] = await eventually(
+    async () => {
+      const jobs = await pushJobs('retry')
+      return jobs.length > 0 && jobs
+    },
+    { what: 'the failed drain queued for a retry' },
+  )
   t.equal(retry.retry_backoff, true, 'exponential backoff')
   t.equal(retry.deferred, true, 'not before its backoff has passed')
   // The park is back; instead of waiting out the backoff, the retry's time is moved to now.

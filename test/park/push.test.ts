@@ -1,9 +1,9 @@
 // SPEC rule 4 and CONTRACT §7: every acknowledged write reaches the park edition, field for field,
 // by id and version; a failing park never changes a write's answer.
 import t from 'tap'
-import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
+import { PARENT_FIELD, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'
 import { eventually, liveRecords, startParkProcess } from '../helpers/park.ts'
-import { record, RESOURCE_PATHS, PARENT_FIELD } from '../helpers/fixtures.ts'
+import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
 const enterprise = await startService(t, {
@@ -11,12 +11,20 @@ const enterprise = await startService(t, {
 })
 const token = await enterprise.login()
 const parkToken = await (async () => {
-  const reply = await fetch(`${park.url}/system/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userName: 'admin', password: ADMIN_PASSWORD }) })
+  const reply = await fetch(`${park.url}/system/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userName: 'admin', password: ADMIN_PASSWORD }),
+  })
   return ((await reply.json()) as any).data.token as string
 })()
 
 async function parkCall(path: string, body: unknown) {
-  const reply = await fetch(park.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` }, body: JSON.stringify(body) })
+  const reply = await fetch(park.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` },
+    body: JSON.stringify(body),
+  })
   return (await reply.json()) as any
 }
 
@@ -29,7 +37,11 @@ t.test('writes of every resource reach the park field for field, synced on both 
   const ids: Record<string, string> = {}
   for (const resource of Object.keys(RESOURCE_PATHS)) {
     const parent = PARENT_FIELD[resource]
-    const reply = await enterprise.call(`${RESOURCE_PATHS[resource]}/add`, record(resource, `${resource}-1`, parent ? { [parent[0]]: ids[parent[1]] } : {}), { token })
+    const reply = await enterprise.call(
+      `${RESOURCE_PATHS[resource]}/add`,
+      record(resource, `${resource}-1`, parent ? { [parent[0]]: ids[parent[1]] } : {}),
+      { token },
+    )
     t.equal(reply.body.code, 0)
     ids[resource] = `${resource}-1`
   }
@@ -98,7 +110,8 @@ t.test('a late push of an older version never overwrites newer data on the park'
 t.test('the park down: writes answer as usual, stay pending, and reach the park when it is back', async (t) => {
   await park.stop()
   const codes = new Set<number>()
-  for (let i = 0; i < 500; i++) codes.add((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', `RU-DOWN-${i}`), { token })).body.code)
+  for (let i = 0; i < 500; i++)
+    codes.add((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', `RU-DOWN-${i}`), { token })).body.code)
   t.same([...codes], [0], '500 writes answered 0 while the park was down')
   const status = await enterprise.call('/system/sync/status', {}, { token })
   const riskUnits = status.body.data.resources.find((counts: any) => counts.resource === 'riskUnit')

@@ -1,9 +1,9 @@
 // CONTRACT §7: retries exhausted → failed, with the last error kept; POST /system/sync/retry (admin)
 // queues failed records again; /system/sync/status counts them.
 import t from 'tap'
-import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
-import { eventually, startParkProcess } from '../helpers/park.ts'
 import { record } from '../helpers/fixtures.ts'
+import { eventually, startParkProcess } from '../helpers/park.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
 await park.stop()
@@ -19,11 +19,18 @@ t.test('a push that cannot be delivered ends failed, with its error kept', async
   t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-F2'), { token })).body.code, 0)
   await eventually(async () => (await unitCounts()).failed === 2, { what: 'both records failed' })
   const { rows } = await enterprise.database.pool.query("SELECT id, sync_error FROM risk_unit WHERE sync_status = 'failed' ORDER BY id")
-  t.same(rows.map((row) => row.id), ['RU-F1', 'RU-F2'])
+  t.same(
+    rows.map((row) => row.id),
+    ['RU-F1', 'RU-F2'],
+  )
   for (const row of rows) t.match(row.sync_error, /park unreachable/)
   const read = await enterprise.call('/prevent/riskUnit/getById', { id: 'RU-F1' }, { token })
   t.equal(read.body.data.sync_status, 'failed')
-  const found = await enterprise.call('/prevent/riskUnit/search', { conditions: [{ field: 'sync_status', op: 'eq', value: 'failed' }] }, { token })
+  const found = await enterprise.call(
+    '/prevent/riskUnit/search',
+    { conditions: [{ field: 'sync_status', op: 'eq', value: 'failed' }] },
+    { token },
+  )
   t.equal(found.body.data.total, 2, 'operators find failed pushes by search')
 })
 
@@ -31,10 +38,13 @@ t.test('sync/retry by resource and ids queues those failed records again, and th
   await park.start()
   const retried = await enterprise.call('/system/sync/retry', { resource: 'riskUnit', ids: ['RU-F1'] }, { token })
   t.same(retried.body.data, { requeued: 1 })
-  await eventually(async () => {
-    const { rows } = await enterprise.database.pool.query("SELECT sync_status FROM risk_unit WHERE id = 'RU-F1'")
-    return rows[0].sync_status === 'synced'
-  }, { what: 'RU-F1 synced' })
+  await eventually(
+    async () => {
+      const { rows } = await enterprise.database.pool.query("SELECT sync_status FROM risk_unit WHERE id = 'RU-F1'")
+      return rows[0].sync_status === 'synced'
+    },
+    { what: 'RU-F1 synced' },
+  )
   t.equal((await unitCounts()).failed, 1, 'RU-F2 was not asked for')
   t.same((await enterprise.call('/system/sync/retry', {}, { token })).body.data, { requeued: 1 }, 'all failed records')
   await eventually(async () => (await unitCounts()).synced === 2, { what: 'both synced' })

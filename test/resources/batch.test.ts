@@ -1,7 +1,7 @@
 // CONTRACT §5 add-batch: 1..500 items, each validated and stored on its own, partial success.
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const token = await service.login()

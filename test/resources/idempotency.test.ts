@@ -1,14 +1,16 @@
 // CONTRACT §5 Idempotency-Key: replay of the first answer, 1007 for another body, concurrent
 // requests write once, keys scoped per user, keys expire.
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const admin = await service.login()
 const operator = await service.userToken('operator')
-const add = (body: unknown, key: string, token = admin) => service.call('/prevent/riskUnit/add', body, { token, headers: { 'idempotency-key': key } })
-const count = async (id: string) => (await service.database.pool.query('SELECT count(*)::int AS n FROM risk_unit WHERE id = $1', [id])).rows[0].n
+const add = (body: unknown, key: string, token = admin) =>
+  service.call('/prevent/riskUnit/add', body, { token, headers: { 'idempotency-key': key } })
+const count = async (id: string) =>
+  (await service.database.pool.query('SELECT count(*)::int AS n FROM risk_unit WHERE id = $1', [id])).rows[0].n
 
 t.test('a repeat with the same key and body replays the first answer and writes once', async (t) => {
   const body = record('riskUnit', 'RU-I1')
@@ -23,7 +25,10 @@ t.test('the same key with another body, or for another operation, is 1007', asyn
   const reply = await add(record('riskUnit', 'RU-I2'), 'key-1')
   t.same(reply.body, { msg: 'Idempotency-Key reused with a different body', code: 1007, data: null, success: false })
   t.equal(await count('RU-I2'), 0)
-  const other = await service.call('/prevent/riskUnit/update', record('riskUnit', 'RU-I1'), { token: admin, headers: { 'idempotency-key': 'key-1' } })
+  const other = await service.call('/prevent/riskUnit/update', record('riskUnit', 'RU-I1'), {
+    token: admin,
+    headers: { 'idempotency-key': 'key-1' },
+  })
   t.equal(other.body.code, 1007)
 })
 
@@ -43,7 +48,9 @@ t.test('concurrent requests with one key write once and all get the one answer',
   for (let round = 0; round < 5; round++) {
     const body = { list: Array.from({ length: 5 }, (_, i) => record('riskUnit', `RU-C${round}-${i}`)) }
     const replies = await Promise.all(
-      Array.from({ length: 6 }, () => service.call('/prevent/riskUnit/add-batch', body, { token: admin, headers: { 'idempotency-key': `batch-${round}` } })),
+      Array.from({ length: 6 }, () =>
+        service.call('/prevent/riskUnit/add-batch', body, { token: admin, headers: { 'idempotency-key': `batch-${round}` } }),
+      ),
     )
     for (const reply of replies) t.same(reply.body.data, { succeeded: body.list.map((item) => item.id), failed: [] }, `round ${round}`)
     t.equal(await count(`RU-C${round}-0`), 1)
@@ -51,10 +58,17 @@ t.test('concurrent requests with one key write once and all get the one answer',
 })
 
 t.test('inside an idempotent batch, a refused item fails alone', async (t) => {
-  const list = [record('riskEvents', 'RE-I1', { riskUnitId: 'RU-I3' }), record('riskEvents', 'RE-I2', { riskUnitId: 'RU-404' }), record('riskEvents', 'RE-I3', { riskUnitId: 'RU-I3' })]
+  const list = [
+    record('riskEvents', 'RE-I1', { riskUnitId: 'RU-I3' }),
+    record('riskEvents', 'RE-I2', { riskUnitId: 'RU-404' }),
+    record('riskEvents', 'RE-I3', { riskUnitId: 'RU-I3' }),
+  ]
   const reply = await service.call('/prevent/riskEvents/add-batch', { list }, { token: admin, headers: { 'idempotency-key': 'batch-fk' } })
   t.same(reply.body.data.succeeded, ['RE-I1', 'RE-I3'])
-  t.same(reply.body.data.failed.map((item: any) => item.code), [1006])
+  t.same(
+    reply.body.data.failed.map((item: any) => item.code),
+    [1006],
+  )
 })
 
 t.test('an expired key is forgotten: the request runs again', async (t) => {

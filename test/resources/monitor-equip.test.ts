@@ -1,9 +1,10 @@
 // SPEC "Behaviour of add on monitoring equipment" and CONTRACT §5: checks in order, uniqueness,
 // thresholds, partial update, idempotent tombstone delete, ids never reused.
-import t from 'tap'
+
 import pg from 'pg'
-import { startService } from '../helpers/service.ts'
+import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const token = await service.login()
@@ -18,7 +19,7 @@ t.test('add stores every field and reads return it with the server-kept fields',
   const { companyCode, createTime, updateTime, createBy, updateBy, sync_status, sync_time, ...fields } = read.body.data
   t.same(fields, { ...sent, checkTime: '2026-11-21T13:02:35+08:00' }, 'instants come back in +08:00')
   t.equal(companyCode, '000000000')
-  t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, 'the spec\'s wire form, to the second')
+  t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, "the spec's wire form, to the second")
   t.equal(createTime, updateTime)
   t.equal(createBy, 'admin')
   t.equal(updateBy, 'admin')
@@ -30,7 +31,11 @@ t.test('instants are kept to the second and written back in +08:00', async (t) =
   t.equal((await call('add', record('monitorEquip', 'ME-T', { checkTime: '2026-10-01T05:02:35.789Z' }))).body.code, 0)
   t.equal((await call('getById', { id: 'ME-T' })).body.data.checkTime, '2026-10-01T13:02:35+08:00')
   const found = await call('search', { conditions: [{ field: 'checkTime', op: 'eq', value: '2026-10-01T13:02:35+08:00' }] })
-  t.same(found.body.data.list.map((item: any) => item.id), ['ME-T'], 'what is read back finds the record')
+  t.same(
+    found.body.data.list.map((item: any) => item.id),
+    ['ME-T'],
+    'what is read back finds the record',
+  )
 })
 
 t.test('a duplicate monitorCode answers 1001 and writes nothing', async (t) => {
@@ -40,10 +45,15 @@ t.test('a duplicate monitorCode answers 1001 and writes nothing', async (t) => {
   t.equal(await rowCount(), before)
 })
 
-t.test('checks run in the spec\'s order: schema 1002, then monitorCode 1001, then id 1003', async (t) => {
+t.test("checks run in the spec's order: schema 1002, then monitorCode 1001, then id 1003", async (t) => {
   t.equal((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-ME-1', monitorName: 'x'.repeat(129) }))).body.code, 1002)
   t.equal((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-ME-1' }))).body.code, 1001)
-  t.same((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-NEW' }))).body, { msg: 'id already exists: ME-1', code: 1003, data: null, success: false })
+  t.same((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-NEW' }))).body, {
+    msg: 'id already exists: ME-1',
+    code: 1003,
+    data: null,
+    success: false,
+  })
 })
 
 t.test('every field is required on add', async (t) => {
@@ -60,7 +70,14 @@ t.test('coordinates are range-checked numbers; thresholds are decimal strings or
 })
 
 t.test('thresholds must be ordered rangeMin ≤ twoLevelLow ≤ oneLevelLow ≤ oneLevelHigh ≤ twoLevelHigh ≤ rangeMax', async (t) => {
-  const base = record('monitorEquip', 'ME-5', { rangeMin: '0', twoLevelLow: '10', oneLevelLow: '20', oneLevelHigh: '80', twoLevelHigh: '90', rangeMax: '100' })
+  const base = record('monitorEquip', 'ME-5', {
+    rangeMin: '0',
+    twoLevelLow: '10',
+    oneLevelLow: '20',
+    oneLevelHigh: '80',
+    twoLevelHigh: '90',
+    rangeMax: '100',
+  })
   const inverted = await call('add', { ...base, oneLevelHigh: '95' })
   t.equal(inverted.body.code, 1002)
   t.match(inverted.body.msg, /oneLevelHigh.*twoLevelHigh/)
@@ -99,7 +116,11 @@ t.test('delete is idempotent, keeps a tombstone, frees the code, never frees the
   const tombstone = (await service.database.pool.query("SELECT live, sync_status FROM monitor_equip WHERE id = 'ME-4'")).rows[0]
   t.same(tombstone, { live: null, sync_status: 'pending' }, 'the delete is kept, to be pushed')
   t.equal((await call('add', record('monitorEquip', 'ME-4'))).body.code, 1003)
-  t.equal((await call('add', record('monitorEquip', 'ME-6', { monitorCode: 'MC-ME-4' }))).body.code, 0, 'the code of a deleted record is free again')
+  t.equal(
+    (await call('add', record('monitorEquip', 'ME-6', { monitorCode: 'MC-ME-4' }))).body.code,
+    0,
+    'the code of a deleted record is free again',
+  )
 })
 
 t.test('two concurrent adds with one monitorCode: exactly one succeeds', async (t) => {

@@ -1,7 +1,7 @@
 // CONTRACT §4: getById, list (paged, newest first) and search (conditions, orderBy, bound values).
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const token = await service.login()
@@ -43,15 +43,36 @@ t.test('paging bounds are 1002', async (t) => {
 
 t.test('search: eq, ne, in, gt/lte, isNull', async (t) => {
   t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'eq', value: '2' }] })), ['RU-2'])
-  t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'ne', value: '2' }], orderBy: [{ field: 'id', direction: 'asc' }] })), ['RU-1', 'RU-3'], 'ne never matches null')
-  t.same(ids(await search({ conditions: [{ field: 'id', op: 'in', value: ['RU-1', 'RU-3', 'RU-9'] }], orderBy: [{ field: 'id' }] })), ['RU-1', 'RU-3'])
-  t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'gt', value: '1' }, { field: 'riskLevel', op: 'lte', value: '3' }], orderBy: [{ field: 'id' }] })), ['RU-2', 'RU-3'])
+  t.same(
+    ids(await search({ conditions: [{ field: 'riskLevel', op: 'ne', value: '2' }], orderBy: [{ field: 'id', direction: 'asc' }] })),
+    ['RU-1', 'RU-3'],
+    'ne never matches null',
+  )
+  t.same(ids(await search({ conditions: [{ field: 'id', op: 'in', value: ['RU-1', 'RU-3', 'RU-9'] }], orderBy: [{ field: 'id' }] })), [
+    'RU-1',
+    'RU-3',
+  ])
+  t.same(
+    ids(
+      await search({
+        conditions: [
+          { field: 'riskLevel', op: 'gt', value: '1' },
+          { field: 'riskLevel', op: 'lte', value: '3' },
+        ],
+        orderBy: [{ field: 'id' }],
+      }),
+    ),
+    ['RU-2', 'RU-3'],
+  )
   t.same(ids(await search({ conditions: [{ field: 'riskLevel', op: 'isNull', value: true }] })), ['RU-4'])
   t.equal((await search({ conditions: [{ field: 'riskLevel', op: 'isNull', value: false }] })).body.data.total, 3)
 })
 
 t.test('search: like is a literal substring (% and _ are themselves)', async (t) => {
-  t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: 'Tank' }], orderBy: [{ field: 'id' }] })), ['RU-1', 'RU-2'])
+  t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: 'Tank' }], orderBy: [{ field: 'id' }] })), [
+    'RU-1',
+    'RU-2',
+  ])
   t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: '100%_' }] })), ['RU-3'])
   t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: '%' }] })), ['RU-3'])
   t.same(ids(await search({ conditions: [{ field: 'riskUnitName', op: 'like', value: "'; DROP TABLE risk_unit; --" }] })), [])

@@ -1,8 +1,8 @@
 // FIELDS.md references: a child of a missing or deleted parent is 1006; deleting a parent that live
 // children name is 1012; and no interleaving of concurrent writes leaves an orphan.
 import t from 'tap'
-import { startService } from '../helpers/service.ts'
 import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
 
 const service = await startService(t)
 const token = await service.login()
@@ -14,7 +14,11 @@ t.test('the chain riskUnit ← riskEvents ← riskMeasures ← troubleshootTask 
   t.equal((await call('/prevent/riskMeasures/add', record('riskMeasures', 'RM-1', { riskEventId: 'RE-1' }))).body.code, 0)
   t.equal((await call('/prevent/troubleshootTask/add', record('troubleshootTask', 'TT-1', { riskMeasureId: 'RM-1' }))).body.code, 0)
   t.equal((await call('/prevent/troubleshootRecord/add', record('troubleshootRecord', 'TR-1', { checkTaskId: 'TT-1' }))).body.code, 0)
-  t.equal((await call('/prevent/troubleshootInfo/add', record('troubleshootInfo', 'TI-1', { checkRecordId: 'TR-1', riskMeasureId: 'RM-1' }))).body.code, 0)
+  t.equal(
+    (await call('/prevent/troubleshootInfo/add', record('troubleshootInfo', 'TI-1', { checkRecordId: 'TR-1', riskMeasureId: 'RM-1' }))).body
+      .code,
+    0,
+  )
 })
 
 t.test('a child naming a missing parent is 1006 on add and on update', async (t) => {

@@ -1,10 +1,11 @@
 // prisma/schema.prisma (what the Prisma client believes) and the migrated database (what the SQL
 // migrations built) must agree: same tables, columns, types and nullability.
-import t from 'tap'
+
 import { readFile } from 'node:fs/promises'
-import { freshDatabase } from '../helpers/service.ts'
+import t from 'tap'
 import { openDatabase } from '../../src/store/database.ts'
 import { migrate } from '../../src/store/migrate.ts'
+import { freshDatabase } from '../helpers/service.ts'
 
 interface ModelField {
   name: string
@@ -29,7 +30,15 @@ const database = openDatabase(url)
 t.after(() => database.close())
 await migrate(database.pool)
 
-const PRISMA_TO_PG: Record<string, string> = { String: 'text', Int: 'int4', Float: 'float8', Boolean: 'bool', BigInt: 'int8', DateTime: 'timestamptz', Json: 'jsonb' }
+const PRISMA_TO_PG: Record<string, string> = {
+  String: 'text',
+  Int: 'int4',
+  Float: 'float8',
+  Boolean: 'bool',
+  BigInt: 'int8',
+  DateTime: 'timestamptz',
+  Json: 'jsonb',
+}
 
 t.test('every Prisma model is a table with the same columns, types and nullability', async (t) => {
   const { rows } = await database.pool.query(
