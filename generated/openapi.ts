@@ -1824,6 +1824,8 @@ export type components = {
          * @example 20
          */
         PageSize: number;
+        /** @description Keyset paging: the `next` of the previous page (opaque), with the same `orderBy`. The page then starts right after that page's last record, and `pageNum` only echoes back: its cost does not grow with depth, and records written meanwhile neither repeat nor shift the pages. `pageNum` paging reads and skips every earlier record, so use it for the first pages and `after` to go deep. A cursor of another order, or not a cursor at all, answers 1002. */
+        PageCursor: string;
         /**
          * @description Comparison of a search condition:
          *     - `eq` / `ne`: equal / not equal to `value` (a scalar of the field's type; `ne` does not match null fields; use `isNull` for null);
@@ -1843,7 +1845,7 @@ export type components = {
          */
         SortDirection: "asc" | "desc";
         /**
-         * @description Page request of `list`: both fields optional (`{}` gives page 1 of 20).
+         * @description Page request of `list`: every field optional (`{}` gives page 1 of 20). Shallow pages by `pageNum`; any depth by `after` (see `PageCursor`).
          * @example {
          *       "pageNum": 1,
          *       "pageSize": 20
@@ -1852,6 +1854,7 @@ export type components = {
         ListRequest: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
         };
         /**
          * @description Body of `getById` and `delete`: the record identifier.
@@ -2096,8 +2099,10 @@ export type components = {
                     resource: string;
                     /** @description Records (tombstones included) whose `sync_status` is `pending`. */
                     pending: number;
-                    /** @description Records (tombstones included) whose `sync_status` is `synced`. */
+                    /** @description Records (tombstones included) whose `sync_status` is `synced`: exact up to 10 000, beyond that estimated from the table's statistics (`syncedExact` false), so the status costs the same at any table size. `pending` and `failed` are always exact. */
                     synced: number;
+                    /** @description false when `synced` is an estimate (more than 10 000 synced records). */
+                    syncedExact: boolean;
                     /** @description Records (tombstones included) whose `sync_status` is `failed`. */
                     failed: number;
                     /** @description Age in seconds of the oldest pending write of this resource; null when nothing is pending. */
@@ -2407,6 +2412,7 @@ export type components = {
         MonitorEquipSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["MonitorEquipField"];
@@ -2502,12 +2508,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["MonitorEquipRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -2670,6 +2680,7 @@ export type components = {
         RiskUnitSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["RiskUnitField"];
@@ -2735,12 +2746,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["RiskUnitRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -2841,6 +2856,7 @@ export type components = {
         RiskEventsSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["RiskEventsField"];
@@ -2896,12 +2912,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["RiskEventsRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -3077,6 +3097,7 @@ export type components = {
         RiskMeasuresSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["RiskMeasuresField"];
@@ -3142,12 +3163,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["RiskMeasuresRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -3357,6 +3382,7 @@ export type components = {
         TroubleshootTaskSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["TroubleshootTaskField"];
@@ -3428,12 +3454,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["TroubleshootTaskRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -3578,6 +3608,7 @@ export type components = {
         TroubleshootRecordSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["TroubleshootRecordField"];
@@ -3639,12 +3670,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["TroubleshootRecordRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -3972,6 +4007,7 @@ export type components = {
         TroubleshootInfoSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["TroubleshootInfoField"];
@@ -4065,12 +4101,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["TroubleshootInfoRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -4369,6 +4409,7 @@ export type components = {
         TicketBaseInfoSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["TicketBaseInfoField"];
@@ -4458,12 +4499,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["TicketBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;
@@ -4690,6 +4735,7 @@ export type components = {
         TrainBaseInfoSearch: {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
             /** @description Up to 20 conditions, all of which must hold (AND). */
             conditions?: {
                 field: components["schemas"]["TrainBaseInfoField"];
@@ -4769,12 +4815,16 @@ export type components = {
             data: {
                 /** @description The records of this page. */
                 list: components["schemas"]["TrainBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages. */
+                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
                 total: number;
-                /** @description Page number of this page. */
+                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+                totalExact: boolean;
+                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
                 pageNum: number;
                 /** @description Page size used. */
                 pageSize: number;
+                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+                next: string | null;
             } | null;
             /** @description true exactly when `code` is 0. */
             success: boolean;

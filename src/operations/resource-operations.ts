@@ -79,6 +79,7 @@ export class ResourceOperations {
       pageSize: query.pageSize ?? 20,
       conditions: query.conditions ?? [],
       orderBy: query.orderBy ?? [],
+      after: query.after,
     })
   }
 

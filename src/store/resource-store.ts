@@ -24,9 +24,13 @@ const quote = (name: string) => `"${name}"`
 
 export interface Page {
   list: ApiRecord[]
+  /** Exact up to EXACT_TOTAL_LIMIT matches; beyond it the planner's estimate (totalExact false). */
   total: number
+  totalExact: boolean
   pageNum: number
   pageSize: number
+  /** Keyset cursor of the page after this one (pass it as `after`); null on the last page. */
+  next: string | null
 }
 
 export interface SearchQuery {
@@ -34,7 +38,12 @@ export interface SearchQuery {
   pageSize: number
   conditions: { field: string; op: string; value?: unknown }[]
   orderBy: { field: string; direction?: 'asc' | 'desc' }[]
+  /** A `next` cursor of an earlier answer: the page starts after that record (pageNum is ignored). */
+  after?: string
 }
+
+/** Totals are counted exactly up to this many matches; a larger total is estimated (flagged). */
+export const EXACT_TOTAL_LIMIT = 10_000
 
 /** The pool, or one client inside a transaction (an idempotent write). */
 export type Queryable = Pick<pg.Pool, 'query'>
@@ -149,28 +158,63 @@ class ResourceTable {
     return [sql, values]
   }
 
-  /** `list` and `search`: one statement answering the page and the total. */
-  page(query: SearchQuery): [string, unknown[]] {
-    const values: unknown[] = []
-    const where = ['live']
-    for (const [index, condition] of query.conditions.entries()) where.push(this.condition(condition, index, values))
-    const order = query.orderBy.map(({ field, direction }) => {
+  /** The sort keys of a query: the caller's, then the fixed tie-breakers (updateTime desc, id asc). */
+  sortKeys(query: SearchQuery): SortKey[] {
+    const keys = query.orderBy.map(({ field, direction }): SortKey => {
       const { name, kind } = this.field(field, 'orderBy')
-      return `${quote(name)}${kind === 'string' ? ' COLLATE "C"' : ''} ${direction === 'desc' ? 'DESC' : 'ASC'}`
+      return { name, kind, desc: direction === 'desc', nullable: true }
     })
-    order.push('"updateTime" DESC', 'id ASC')
-    values.push(query.pageSize, (query.pageNum - 1) * query.pageSize)
-    const sql =
-      `SELECT ${this.selectList}, count(*) OVER ()::int AS "__total" FROM ${quote(this.resource.table)} ` +
-      `WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')} LIMIT $${values.length - 1} OFFSET $${values.length}`
+    keys.push(
+      { name: 'updateTime', kind: 'instant', desc: true, nullable: false },
+      { name: 'id', kind: 'id', desc: false, nullable: false },
+    )
+    return keys
+  }
+
+  /**
+   * `list` and `search`: one statement answering the page and the total, the total counted by an
+   * uncorrelated sub-query that stops after EXACT_TOTAL_LIMIT + 1 matches (so its cost is bounded
+   * whatever the table's size). With a cursor the page starts after the cursor's record (keyset:
+   * its cost does not grow with depth); otherwise at pageNum's offset.
+   */
+  page(query: SearchQuery, keys: SortKey[], cursor: unknown[] | undefined): [string, unknown[]] {
+    const values: unknown[] = []
+    const where = this.where(query, values)
+    const bounded = `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
+    const after = cursor ? ` AND ${keysetAfter(keys, cursor, values)}` : ''
+    const order = keys.map((key) => `${sortExpression(key)} ${key.desc ? 'DESC' : 'ASC'}`)
+    values.push(query.pageSize)
+    let sql =
+      `SELECT ${this.selectList}, ${keys.map((key, i) => `${quote(key.name)} AS "__k${i}"`).join(', ')}, ${bounded} AS "__total" ` +
+      `FROM ${quote(this.resource.table)} WHERE ${where}${after} ORDER BY ${order.join(', ')} LIMIT $${values.length}`
+    if (!cursor) {
+      values.push((query.pageNum - 1) * query.pageSize)
+      sql += ` OFFSET $${values.length}`
+    }
     return [sql, values]
   }
 
+  /** The bounded total alone (a page past the end has no row to carry it). */
   count(query: SearchQuery): [string, unknown[]] {
     const values: unknown[] = []
+    const where = this.where(query, values)
+    return [
+      `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching`,
+      values,
+    ]
+  }
+
+  /** The planner's estimate of the matches (asked only when there are more than EXACT_TOTAL_LIMIT). */
+  estimate(query: SearchQuery): [string, unknown[]] {
+    const values: unknown[] = []
+    const where = this.where(query, values)
+    return [`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where}`, values]
+  }
+
+  private where(query: SearchQuery, values: unknown[]): string {
     const where = ['live']
     for (const [index, condition] of query.conditions.entries()) where.push(this.condition(condition, index, values))
-    return [`SELECT count(*)::int AS total FROM ${quote(this.resource.table)} WHERE ${where.join(' AND ')}`, values]
+    return where.join(' AND ')
   }
 
   private field(name: string, at: string): FieldDef {
@@ -196,8 +240,8 @@ class ResourceTable {
         if (field.kind !== 'string')
           throw new BusinessError(Code.badParameter, `${at}.op: like applies to text fields only, not ${field.name}`)
         if (typeof value !== 'string') throw new BusinessError(Code.badParameter, `${at}.value: must be a string for like`)
-        // A literal substring match: % and _ mean themselves.
-        return `strpos(${column}, ${bind(value)}) > 0`
+        // A literal substring match: % and _ mean themselves (escaped), so trigram indexes apply.
+        return `${column} LIKE ${bind(`%${value.replace(/[\\%_]/g, '\\$&')}%`)}`
       case 'in': {
         if (!Array.isArray(value) || value.length === 0 || value.length > 500) {
           throw new BusinessError(Code.badParameter, `${at}.value: must be an array of 1 to 500 values for in`)
@@ -213,8 +257,10 @@ class ResourceTable {
       case 'lte': {
         checkValue(field, value, `${at}.value`)
         // ne never matches null (as SQL's <>); text compares in code-point order, whatever the locale.
+        // Equality means the same under every deterministic collation: no COLLATE there, so the
+        // column's indexes apply.
         const operator = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]
-        const collate = field.kind === 'string' ? ' COLLATE "C"' : ''
+        const collate = field.kind === 'string' && op !== 'eq' && op !== 'ne' ? ' COLLATE "C"' : ''
         return `${column}${collate} ${operator} ${bind(value)}::${SCALAR_TYPES[field.kind]}`
       }
       default:
@@ -236,6 +282,48 @@ const ARRAY_TYPES: Record<FieldDef['kind'], string> = {
   integer: 'integer[]',
   instant: 'timestamptz[]',
   date: 'date[]',
+}
+
+/** One key of a page's order. `id` sorts in the database's collation (as its primary key index). */
+export interface SortKey {
+  name: string
+  kind: FieldDef['kind'] | 'id'
+  desc: boolean
+  nullable: boolean
+}
+
+function sortExpression(key: SortKey): string {
+  return `${quote(key.name)}${key.kind === 'string' ? ' COLLATE "C"' : ''}`
+}
+
+/**
+ * Rows strictly after the cursor's values in the order of `keys` (PostgreSQL's default null
+ * placement: last ascending, first descending). The first key's bound is also stated alone, so
+ * an index on it starts the scan at the cursor instead of at the first row.
+ */
+function keysetAfter(keys: SortKey[], cursor: unknown[], values: unknown[]): string {
+  const bind = (key: SortKey, value: unknown) => {
+    values.push(value)
+    return `$${values.length}::${key.kind === 'id' ? 'text' : SCALAR_TYPES[key.kind]}`
+  }
+  const bound = keys.map((key, i) => (cursor[i] === null ? null : bind(key, cursor[i])))
+  const equal = (i: number) => (bound[i] === null ? `${quote(keys[i].name)} IS NULL` : `${sortExpression(keys[i])} = ${bound[i]}`)
+  const beyond = (i: number) => {
+    const key = keys[i]
+    const column = sortExpression(key)
+    if (bound[i] === null) return key.desc ? `${quote(key.name)} IS NOT NULL` : 'false'
+    const strictly = `${column} ${key.desc ? '<' : '>'} ${bound[i]}`
+    return key.nullable && !key.desc ? `(${strictly} OR ${quote(key.name)} IS NULL)` : strictly
+  }
+  const alternatives = keys.map((_, i) => [...keys.slice(0, i).map((__, j) => equal(j)), beyond(i)].join(' AND '))
+  const first = keys[0]
+  const start =
+    bound[0] === null
+      ? first.desc
+        ? 'true'
+        : `${quote(first.name)} IS NULL`
+      : `${first.nullable && !first.desc ? `(${sortExpression(first)} >= ${bound[0]} OR ${quote(first.name)} IS NULL)` : `${sortExpression(first)} ${first.desc ? '<=' : '>='} ${bound[0]}`}`
+  return `${start} AND (${alternatives.map((alternative) => `(${alternative})`).join(' OR ')})`
 }
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i
@@ -336,16 +424,23 @@ export class ResourceStore {
 
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
-    const { rows } = await this.run(resource, table.page(query))
-    let total = rows[0]?.__total ?? 0
-    if (rows.length === 0 && query.pageNum > 1) {
-      total = (await this.run(resource, table.count(query))).rows[0].total
+    const keys = table.sortKeys(query)
+    const cursor = query.after === undefined ? undefined : decodeCursor(query.after, keys)
+    const { rows } = await this.run(resource, table.page(query, keys, cursor))
+    let total: number = rows[0]?.__total ?? (await this.run(resource, table.count(query))).rows[0].total
+    const totalExact = total <= EXACT_TOTAL_LIMIT
+    if (!totalExact) {
+      const [{ 'QUERY PLAN': plan }] = (await this.run(resource, table.estimate(query))).rows
+      total = Math.max(Math.round(plan[0].Plan['Plan Rows']), EXACT_TOTAL_LIMIT + 1)
     }
+    const last = rows.length === query.pageSize ? rows[rows.length - 1] : undefined
     return {
-      list: rows.map(({ __total, ...row }) => this.toApi(resource, row)),
+      list: rows.map((row) => this.toApi(resource, row)),
       total,
+      totalExact,
       pageNum: query.pageNum,
       pageSize: query.pageSize,
+      next: last ? encodeCursor(keys.map((_, i) => last[`__k${i}`])) : null,
     }
   }
 
@@ -405,6 +500,37 @@ export class ResourceStore {
 }
 
 export class VersionConflict extends Error {}
+
+/** A cursor is the last record's sort values, opaque to callers (base64url of JSON). */
+function encodeCursor(values: unknown[]): string {
+  return Buffer.from(JSON.stringify(values.map((value) => (value instanceof Date ? value.toISOString() : value)))).toString('base64url')
+}
+
+function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
+  let values: unknown
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    values = undefined
+  }
+  const fits =
+    Array.isArray(values) &&
+    values.length === keys.length &&
+    values.every((value, i) => {
+      if (value === null) return keys[i].nullable
+      const kind = keys[i].kind
+      if (kind === 'number') return typeof value === 'number' && Number.isFinite(value)
+      if (kind === 'integer') return Number.isSafeInteger(value)
+      if (kind === 'instant') return typeof value === 'string' && !Number.isNaN(Date.parse(value))
+      return typeof value === 'string' && !value.includes('\u0000')
+    })
+  if (!fits)
+    throw new BusinessError(
+      Code.badParameter,
+      'after: not a cursor of this query (pass the `next` of the previous page, with the same orderBy)',
+    )
+  return values as unknown[]
+}
 
 function notFound(id: string): BusinessError {
   return new BusinessError(Code.notFound, `record not found: ${id}`)

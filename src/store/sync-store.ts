@@ -9,9 +9,14 @@ export interface SyncCounts {
   resource: string
   pending: number
   synced: number
+  /** False when `synced` is an estimate (more than SYNCED_EXACT_LIMIT synced records). */
+  syncedExact: boolean
   failed: number
   oldestPendingSeconds: number | null
 }
+
+/** Synced records are counted exactly up to this many per resource, estimated beyond. */
+export const SYNCED_EXACT_LIMIT = 10_000
 
 /** A record as pushed: its fields, the server-kept ones the park keeps too, its version, and whether it is deleted. */
 export interface PushItem extends ApiRecord {
@@ -100,23 +105,36 @@ export class SyncStore {
     return rows[0].pending
   }
 
+  /**
+   * Per resource: pending and failed counted exactly (they are few, and a partial index holds
+   * them); synced counted exactly up to SYNCED_EXACT_LIMIT, beyond it estimated from the table's
+   * statistics (`syncedExact` false), so the cost does not grow with the table.
+   */
   async counts(resources: ResourceDef[]): Promise<SyncCounts[]> {
     const sql = resources
-      .map(
-        (resource, i) =>
-          `SELECT $${i + 1}::text AS resource, ` +
-          `count(*) FILTER (WHERE sync_status = 'pending')::int AS pending, ` +
-          `count(*) FILTER (WHERE sync_status = 'synced')::int AS synced, ` +
+      .map((resource, i) => {
+        const table = quote(resource.table)
+        const boundedSynced = `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE sync_status = 'synced' LIMIT ${SYNCED_EXACT_LIMIT + 1}) AS s)`
+        return (
+          `SELECT $${i + 1}::text AS resource, pending, failed, "oldestPendingSeconds", ` +
+          `CASE WHEN stats.rows > ${2 * SYNCED_EXACT_LIMIT} THEN NULL ELSE ${boundedSynced} END::int AS "syncedCounted", ` +
+          `greatest(stats.rows - pending - failed, 0)::int AS "syncedEstimated" FROM ` +
+          `(SELECT count(*) FILTER (WHERE sync_status = 'pending')::int AS pending, ` +
           `count(*) FILTER (WHERE sync_status = 'failed')::int AS failed, ` +
           `extract(epoch FROM now() - min("updateTime") FILTER (WHERE sync_status = 'pending'))::float8 AS "oldestPendingSeconds" ` +
-          `FROM ${quote(resource.table)}`,
-      )
+          `FROM ${table} WHERE sync_status <> 'synced') AS unsynced, ` +
+          `(SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = '${resource.table}'::regclass) AS stats`
+        )
+      })
       .join(' UNION ALL ')
     const { rows } = await this.pool.query(
       sql,
       resources.map((resource) => resource.key),
     )
-    return rows
+    return rows.map(({ syncedCounted, syncedEstimated, ...counts }) => {
+      const syncedExact = syncedCounted !== null && syncedCounted <= SYNCED_EXACT_LIMIT
+      return { ...counts, synced: syncedExact ? syncedCounted : Math.max(syncedEstimated, SYNCED_EXACT_LIMIT + 1), syncedExact }
+    })
   }
 
   /**
