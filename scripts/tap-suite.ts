@@ -17,7 +17,8 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-po
 const ROOT = path.resolve(import.meta.dirname, '..')
 const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-const BIOME = path.join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome')
+const ESLINT = path.join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js')
+const PRETTIER = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs')
 const note = (line: string) => process.stdout.write(`# test: ${line}\n`)
 
 // Tools and tests run on this Node (the pinned one), whatever `node` is first on PATH.
@@ -110,9 +111,9 @@ async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
     note('typecheck skipped: no tsconfig.json')
   }
   if (typecheck) {
-    // Lint and format (biome.json): one test, like the typecheck.
-    note('lint: biome check .')
-    const code = await run([BIOME, 'check', '.'])
+    // Lint (eslint.config.js) and format (.prettierrc.json): one test, like the typecheck.
+    note('lint: eslint . && prettier --check .')
+    const code = (await run([ESLINT, '.'])) || (await run([PRETTIER, '--check', '.']))
     if (code === 0) {
       passed++
       note('lint passed')

@@ -105,7 +105,7 @@ async function postgresUser(): Promise<Ids | undefined> {
       await execFileAsync('useradd', ['-g', 'postgres', 'postgres'])
       return await lookup()
     } catch (err) {
-      throw new Error(`running as root, and the 'postgres' OS user could not be created: ${(err as Error).message}`)
+      throw new Error(`running as root, and the 'postgres' OS user could not be created: ${(err as Error).message}`, { cause: err })
     }
   }
 }
@@ -294,7 +294,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     try {
       await lib.initialise()
     } catch (err) {
-      throw new Error(`initdb failed: ${(err as Error).message}`)
+      throw new Error(`initdb failed: ${(err as Error).message}`, { cause: err })
     }
     await fs.writeFile(passwordFile, password + '\n', { mode: 0o600 })
   }

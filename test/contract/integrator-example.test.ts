@@ -2,7 +2,6 @@
 // `// example:end`, character for character: the README cannot drift from an example that runs
 // against the real service through the SDK (`safety-platform/sdk`, package.json "exports").
 
-// biome-ignore-all assist/source/organizeImports: the example region's import must stay apart from the test's own
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
