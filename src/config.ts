@@ -28,6 +28,8 @@ export interface Config {
     batchSize: number
     expireInSeconds: number
     failedRetrySeconds: number
+    failedRequeueRounds: number
+    reconcileCron: string
     superviseSeconds: number
     parkTimeoutMs: number
   }
@@ -59,6 +61,8 @@ const schema = {
     SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
     SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
+    SYNC_FAILED_REQUEUE_ROUNDS: { type: 'integer', minimum: 0, maximum: 1000, default: 5 },
+    SYNC_RECONCILE_CRON: { type: 'string', pattern: '^\\S+( \\S+){4,5}$', default: '17 3 * * *' },
     PARK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   },
@@ -105,6 +109,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       batchSize: raw.SYNC_BATCH_SIZE,
       expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
       failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
+      failedRequeueRounds: raw.SYNC_FAILED_REQUEUE_ROUNDS,
+      reconcileCron: raw.SYNC_RECONCILE_CRON,
       superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
       parkTimeoutMs: raw.PARK_TIMEOUT_MS,
     },

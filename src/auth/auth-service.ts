@@ -26,6 +26,8 @@ export interface TokenClaims {
 export interface Caller {
   userName: string
   role: UserState['role']
+  /** The enterprise an `enterprise` account acts for (park edition); null for other roles. */
+  companyCode: string | null
   sid: string
   /** Seconds since the epoch at which the presented token expires. */
   exp: number
@@ -38,6 +40,7 @@ export type Role = UserState['role']
 export interface UserView {
   userName: string
   role: Role
+  companyCode: string | null
   enabled: boolean
   createTime: Date
   updateTime: Date
@@ -79,7 +82,7 @@ export class AuthService {
     if (!user || !user.enabled || user.tokenGeneration !== claims.gen || this.state.isRevoked(claims.sid)) {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
     }
-    return { userName: claims.sub, role: user.role, sid: claims.sid, exp: claims.exp, token }
+    return { userName: claims.sub, role: user.role, companyCode: user.companyCode, sid: claims.sid, exp: claims.exp, token }
   }
 
   async login(userName: string, password: string): Promise<{ token: string; refresh_token: string; expires_in: number }> {
@@ -129,11 +132,12 @@ export class AuthService {
     return created.count === 1 && !configuredPassword ? password : undefined
   }
 
-  async addUser(input: { userName: string; password: string; role: Role; enabled?: boolean }): Promise<void> {
+  async addUser(input: { userName: string; password: string; role: Role; companyCode?: string; enabled?: boolean }): Promise<void> {
+    const companyCode = checkCompanyCode(input.role, input.companyCode)
     const passwordHash = await hashPassword(input.password)
     const created = await this.prisma.$transaction([
       this.prisma.appUser.createMany({
-        data: [{ userName: input.userName, passwordHash, role: input.role, enabled: input.enabled ?? true }],
+        data: [{ userName: input.userName, passwordHash, role: input.role, companyCode, enabled: input.enabled ?? true }],
         skipDuplicates: true,
       }),
       this.notify(),
@@ -142,9 +146,12 @@ export class AuthService {
     await this.state.reload()
   }
 
-  async updateUser(input: { userName: string; password?: string; role?: Role; enabled?: boolean }): Promise<void> {
+  async updateUser(input: { userName: string; password?: string; role?: Role; companyCode?: string; enabled?: boolean }): Promise<void> {
     const current = this.state.user(input.userName) ?? (await this.prisma.appUser.findUnique({ where: { userName: input.userName } }))
     if (!current) throw new BusinessError(Code.notFound, `user not found: ${input.userName}`)
+    const role = input.role ?? (current.role as Role)
+    // An enterprise account keeps its companyCode unless another is given; other roles have none.
+    const companyCode = checkCompanyCode(role, input.companyCode ?? (role === 'enterprise' ? (current.companyCode ?? undefined) : undefined))
     const losesAdmin = current.role === 'admin' && ((input.role !== undefined && input.role !== 'admin') || input.enabled === false)
     if (losesAdmin) await this.keepOneAdmin(input.userName)
     const endsTokens = input.password !== undefined || input.enabled === false
@@ -153,6 +160,7 @@ export class AuthService {
         where: { userName: input.userName },
         data: {
           ...(input.role !== undefined && { role: input.role }),
+          companyCode,
           ...(input.enabled !== undefined && { enabled: input.enabled }),
           ...(input.password !== undefined && { passwordHash: await hashPassword(input.password) }),
           ...(endsTokens && { tokenGeneration: { increment: 1 } }),
@@ -175,7 +183,7 @@ export class AuthService {
   async listUsers(pageNum: number, pageSize: number): Promise<{ list: UserView[]; total: number }> {
     const [list, total] = await this.prisma.$transaction([
       this.prisma.appUser.findMany({
-        select: { userName: true, role: true, enabled: true, createTime: true, updateTime: true },
+        select: { userName: true, role: true, companyCode: true, enabled: true, createTime: true, updateTime: true },
         orderBy: { userName: 'asc' },
         skip: (pageNum - 1) * pageSize,
         take: pageSize,
@@ -201,4 +209,14 @@ export class AuthService {
       clockTimestamp: this.clock(),
     } as never)
   }
+}
+
+/** An `enterprise` account is bound to one companyCode; no other role has one (1002 naming the field). */
+function checkCompanyCode(role: Role, companyCode: string | undefined): string | null {
+  if (role === 'enterprise') {
+    if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required for role enterprise')
+    return companyCode
+  }
+  if (companyCode !== undefined) throw new BusinessError(Code.badParameter, `companyCode: only an enterprise account has one, not role ${role}`)
+  return null
 }

@@ -9,7 +9,9 @@ import type { Prisma } from '../store/database.ts'
 export const AUTH_CHANNEL = 'auth_changed'
 
 export interface UserState {
-  role: 'admin' | 'operator' | 'viewer'
+  role: 'admin' | 'operator' | 'viewer' | 'enterprise'
+  /** The enterprise an `enterprise` account (park edition) acts for; null for other roles. */
+  companyCode: string | null
   enabled: boolean
   tokenGeneration: number
 }
@@ -59,13 +61,18 @@ export class AuthState {
         do {
           this.reloadAgain = false
           const [users, sessions] = await Promise.all([
-            this.prisma.appUser.findMany({ select: { userName: true, role: true, enabled: true, tokenGeneration: true } }),
+            this.prisma.appUser.findMany({ select: { userName: true, role: true, companyCode: true, enabled: true, tokenGeneration: true } }),
             this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
           ])
           this.users = new Map(
             users.map((user) => [
               user.userName,
-              { role: user.role as UserState['role'], enabled: user.enabled, tokenGeneration: user.tokenGeneration },
+              {
+                role: user.role as UserState['role'],
+                companyCode: user.companyCode,
+                enabled: user.enabled,
+                tokenGeneration: user.tokenGeneration,
+              },
             ]),
           )
           this.revoked = new Set(sessions.map((session) => session.sid))

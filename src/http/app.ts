@@ -19,12 +19,15 @@ import { operationHandlers } from '../operations/operation-handlers.ts'
 import { ResourceOperations } from '../operations/resource-operations.ts'
 import { SystemOperations } from '../operations/system-operations.ts'
 import { ParkClient } from '../park/park-client.ts'
+import { parkRefusal } from '../park/park-policy.ts'
 import { ParkPush } from '../park/park-push.ts'
+import { Reconciler } from '../park/reconcile.ts'
 import { registerPushMetrics } from '../park/push-metrics.ts'
 import { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { Database } from '../store/database.ts'
 import { instantFormatter } from '../store/instant-format.ts'
 import { latestMigrationVersion, migrate } from '../store/migrate.ts'
+import { ParkStore } from '../store/park-store.ts'
 import { ResourceStore } from '../store/resource-store.ts'
 import { SyncStore } from '../store/sync-store.ts'
 import { BusinessError, Code, failure, success } from './business-error.ts'
@@ -59,6 +62,8 @@ export interface App {
 /** What the document says of each operation that matters before its handler runs. */
 interface OperationPolicy {
   roles: string[]
+  /** x-action of a resource operation (add, update, ...). */
+  action: string | undefined
   authenticated: boolean
   tokenKind: 'access' | 'refresh'
   bodyRequired: boolean
@@ -68,7 +73,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options
   const { document, yaml } = loadOpenApi()
 
-  await migrate(database.pool)
+  await migrate(database.pool, config.edition)
   const registry = new ResourceRegistry(document)
   const format = instantFormatter(config.timeZone)
   const ajv = createAjv()
@@ -131,6 +136,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (!policy.roles.includes(request.caller.role)) {
       return done(new BusinessError(Code.forbidden, `permission denied: role ${request.caller.role} may not call ${operationId}`))
     }
+    if (config.edition === 'park') {
+      const refusal = parkRefusal({ action: policy.action, role: request.caller.role, pushHeader: request.headers['x-sync-push'] })
+      if (refusal) return done(refusal)
+    }
     done()
   })
   app.addHook('preValidation', (request, _reply, done) => {
@@ -188,10 +197,37 @@ export async function buildApp(options: AppOptions): Promise<App> {
   )
   const store = new ResourceStore({ pool: database.pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool: database.pool, store })
+  const parkStore = new ParkStore({ pool: database.pool, registry })
   const push = parkPush(config, database, sync, registry, app.log)
   const wakePush = () => push?.wake()
-  const resources = new ResourceOperations({ store, itemValidators, pushItemValidators })
-  const system = new SystemOperations({ auth, sync, registry, format, wakePush })
+  if (push) {
+    push.reconciler = new Reconciler({
+      pool: database.pool,
+      registry,
+      digests: parkStore,
+      sync,
+      client: push.client,
+      companyCode: config.companyCode,
+      wake: wakePush,
+    })
+  }
+  const resources = new ResourceOperations({
+    store,
+    itemValidators,
+    pushItemValidators,
+    park: config.edition === 'park' ? parkStore : undefined,
+  })
+  const system = new SystemOperations({
+    auth,
+    sync,
+    registry,
+    format,
+    wakePush,
+    edition: config.edition,
+    park: parkStore,
+    reconciler: push?.reconciler,
+    failedRequeueRounds: config.push.failedRequeueRounds,
+  })
   const idempotency = new Idempotency({ pool: database.pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
 
@@ -214,7 +250,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.get('/health/live', outsideContract, async () => success({ status: 'live' }))
   app.get('/health/ready', outsideContract, async (_request, reply) => {
     try {
-      const { expected, actual } = await latestMigrationVersion(database.pool)
+      const { expected, actual } = await latestMigrationVersion(database.pool, config.edition)
       if (actual < expected)
         return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
       if (push && !(await push.ready()))
@@ -278,6 +314,7 @@ function operationPolicies(document: OpenApiDocument): Map<string, OperationPoli
         operationId,
         {
           roles: spec['x-roles'] ?? [],
+          action: spec['x-action'],
           authenticated: security.length > 0,
           tokenKind: operationId === 'systemRefresh' ? 'refresh' : 'access',
           bodyRequired: spec.requestBody?.required === true,

@@ -40,16 +40,34 @@ export function operationHandlers(options: {
       reply.code(statusOf(answer.code as BusinessCode))
       return answer
     }
-  /** add-batch, or on the park edition with X-Sync-Push, the application of pushed records (admin only). */
+  /**
+   * add-batch, or on the park edition with X-Sync-Push, the application of pushed records (an admin
+   * for any enterprise, an enterprise account for its own: park-policy.ts refused everyone else).
+   */
   const addBatch =
     (resource: ResourceDef): Write =>
     async (request, context) => {
       if (request.headers['x-sync-push'] !== '1') return success(await resources.addBatch(resource, body(request).list, context))
       if (edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
-      if (request.caller!.role !== 'admin')
-        throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
-      return success(await resources.applyPushed(resource, body(request).list, context))
+      return success(await resources.applyPushed(resource, body(request).list, ownCompany(request)))
     }
+  /** The enterprise an `enterprise` account is bound to; undefined for other roles (they see every enterprise). */
+  const ownCompany = (request: FastifyRequest): string | undefined =>
+    request.caller?.role === 'enterprise' ? (request.caller.companyCode ?? undefined) : undefined
+  /** The companyCode a read names, checked against the caller's own. */
+  const readCompany = (request: FastifyRequest, named: string | undefined): string | undefined => {
+    const own = ownCompany(request)
+    if (own !== undefined && named !== undefined && named !== own) {
+      throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${own} only`)
+    }
+    return own ?? named
+  }
+  /** list and search: an enterprise account sees its own enterprise only (a condition added to its own). */
+  const pageQuery = (request: FastifyRequest) => {
+    const query = body(request) ?? {}
+    const own = ownCompany(request)
+    return own === undefined ? query : { ...query, conditions: [...(query.conditions ?? []), { field: 'companyCode', op: 'eq', value: own }] }
+  }
   handlers.set('systemLogin', (request) => system.login(body(request)))
   handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
   handlers.set('systemLogout', (request) => system.logout(request.caller!))
@@ -59,6 +77,9 @@ export function operationHandlers(options: {
   handlers.set('systemUserList', (request) => system.userList(body(request)))
   handlers.set('systemSyncStatus', () => system.syncStatus())
   handlers.set('systemSyncRetry', (request) => system.syncRetry(body(request)))
+  handlers.set('systemSyncReconcile', (request) => system.syncReconcile(body(request)))
+  handlers.set('systemSyncDigest', (request) => system.syncDigest(body(request), ownCompany(request)))
+  handlers.set('systemEnterpriseList', () => system.enterpriseList())
   for (const { operationId, spec } of listOperations(document)) {
     const key = spec['x-resource']
     if (!key) continue
@@ -78,10 +99,10 @@ export function operationHandlers(options: {
       case 'addBatch':
         return write(operationId, addBatch(resource))
       case 'getById':
-        return async (request) => success(await resources.getById(resource, body(request).id))
+        return async (request) => success(await resources.getById(resource, body(request).id, readCompany(request, body(request).companyCode)))
       case 'list':
       case 'search':
-        return async (request) => success(await resources.page(resource, body(request) ?? {}))
+        return async (request) => success(await resources.page(resource, pageQuery(request)))
       default:
         throw new Error(`unknown x-action ${action} on ${operationId}`)
     }

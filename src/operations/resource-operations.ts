@@ -2,6 +2,7 @@
 import { describeErrors, type Validator } from '../contract/validation.ts'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { ParkStore } from '../store/park-store.ts'
 import {
   type ApiRecord,
   type Page,
@@ -17,6 +18,8 @@ const UPDATE_ATTEMPTS = 5
 export interface BatchResult {
   succeeded: string[]
   failed: { id: string | null; index: number; code: number; reason: string }[]
+  /** Push mode (park edition): per applied item, the version the park holds now. */
+  held?: { id: string; index: number; version: number | null }[]
 }
 
 export class ResourceOperations {
@@ -26,8 +29,17 @@ export class ResourceOperations {
   /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
   private readonly pushItemValidators: Map<string, Validator>
 
-  constructor(options: { store: ResourceStore; itemValidators: Map<string, Validator>; pushItemValidators: Map<string, Validator> }) {
+  private readonly park: ParkStore | undefined
+
+  constructor(options: {
+    store: ResourceStore
+    itemValidators: Map<string, Validator>
+    pushItemValidators: Map<string, Validator>
+    /** Park edition: where pushed records are applied. */
+    park?: ParkStore
+  }) {
     this.store = options.store
+    this.park = options.park
     this.itemValidators = options.itemValidators
     this.pushItemValidators = options.pushItemValidators
   }
@@ -67,10 +79,17 @@ export class ResourceOperations {
     await this.store.delete(resource, id, context)
   }
 
-  async getById(resource: ResourceDef, id: string): Promise<ApiRecord> {
-    const found = await this.store.get(resource, id)
-    if (!found) throw new BusinessError(Code.notFound, `record not found: ${id}`)
-    return found.record
+  /**
+   * The live record with this id. On the park several enterprises may hold one id: `companyCode`
+   * names which (without it, 1002 when several do).
+   */
+  async getById(resource: ResourceDef, id: string, companyCode?: string): Promise<ApiRecord> {
+    const found = await this.store.find(resource, id, companyCode)
+    if (found.length === 0) throw new BusinessError(Code.notFound, `record not found: ${id}`)
+    if (found.length > 1) {
+      throw new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${resource.key} ${id}; name the companyCode`)
+    }
+    return found[0]
   }
 
   async page(resource: ResourceDef, query: Partial<SearchQuery>): Promise<Page> {
@@ -89,17 +108,47 @@ export class ResourceOperations {
   }
 
   /**
-   * Park edition: records pushed by the enterprise, applied by id and version (a repeated or late
-   * push changes nothing). Rules were the enterprise's to check; references are the database's.
+   * Park edition: records pushed by enterprises, applied by (companyCode, id) and version in one
+   * statement (a repeated or late push changes nothing). Rules, uniqueness and references were the
+   * enterprise's to check. An item of another enterprise than the pushing account's (`companyCode`
+   * given: an `enterprise` account) fails alone with 2003; `held` answers per applied item the
+   * version the park holds now.
    */
-  async applyPushed(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
-    return this.eachItem(list, this.pushItemValidators.get(resource.key)!, (item) => this.store.applyPushed(resource, item, context.db))
+  async applyPushed(resource: ResourceDef, list: unknown[], companyCode: string | undefined): Promise<BatchResult> {
+    checkBatchSize(list)
+    const validate = this.pushItemValidators.get(resource.key)!
+    const result: BatchResult = { succeeded: [], failed: [], held: [] }
+    const accepted: { index: number; item: ApiRecord }[] = []
+    for (const [index, item] of list.entries()) {
+      const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
+      if (!validate(item)) {
+        result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors) })
+      } else if (companyCode !== undefined && (item as ApiRecord).companyCode !== companyCode) {
+        const reason = `permission denied: this account pushes for companyCode ${companyCode}, not ${(item as ApiRecord).companyCode}`
+        result.failed.push({ id, index, code: Code.forbidden, reason })
+      } else accepted.push({ index, item: item as ApiRecord })
+    }
+    if (accepted.length > 0) {
+      const { held, errors } = await this.park!.applyPage(
+        resource,
+        accepted.map(({ item }) => item),
+      )
+      for (const [i, { index, item }] of accepted.entries()) {
+        const id = item.id as string
+        if (errors[i]) {
+          result.failed.push({ id, index, code: Code.badParameter, reason: 'a value is out of range (a date or time that does not exist?)' })
+        } else {
+          result.succeeded.push(id)
+          result.held!.push({ id, index, version: held[i] })
+        }
+      }
+      result.failed.sort((a, b) => a.index - b.index)
+    }
+    return result
   }
 
   private async eachItem(list: unknown[], validate: Validator, apply: (item: ApiRecord) => Promise<void>): Promise<BatchResult> {
-    if (list.length === 0 || list.length > BATCH_LIMIT) {
-      throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
-    }
+    checkBatchSize(list)
     const result: BatchResult = { succeeded: [], failed: [] }
     for (const [index, item] of list.entries()) {
       const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
@@ -113,6 +162,12 @@ export class ResourceOperations {
       }
     }
     return result
+  }
+}
+
+function checkBatchSize(list: unknown[]): void {
+  if (list.length === 0 || list.length > BATCH_LIMIT) {
+    throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
   }
 }
 

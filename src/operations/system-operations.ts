@@ -1,8 +1,11 @@
 // Login, tokens, user administration and push administration (the `system` module).
 import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
-import { type Envelope, success } from '../http/business-error.ts'
+import type { Edition } from '../config.ts'
+import { BusinessError, Code, type Envelope, success } from '../http/business-error.ts'
+import type { Reconciler } from '../park/reconcile.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
+import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 
 export class SystemOperations {
@@ -13,7 +16,28 @@ export class SystemOperations {
   /** Wakes the park push (enterprise edition) after failed records were queued again. */
   private readonly wakePush: () => void
 
-  constructor(options: { auth: AuthService; sync: SyncStore; registry: ResourceRegistry; format: InstantFormatter; wakePush: () => void }) {
+  private readonly edition: Edition
+  /** Digests and the park overview (park edition); digests of the enterprise's own records too. */
+  private readonly park: ParkStore
+  /** Enterprise edition with a park configured. */
+  private readonly reconciler: Reconciler | undefined
+  private readonly failedRequeueRounds: number
+
+  constructor(options: {
+    auth: AuthService
+    sync: SyncStore
+    registry: ResourceRegistry
+    format: InstantFormatter
+    wakePush: () => void
+    edition: Edition
+    park: ParkStore
+    reconciler: Reconciler | undefined
+    failedRequeueRounds: number
+  }) {
+    this.edition = options.edition
+    this.park = options.park
+    this.reconciler = options.reconciler
+    this.failedRequeueRounds = options.failedRequeueRounds
     this.auth = options.auth
     this.sync = options.sync
     this.registry = options.registry
@@ -34,12 +58,14 @@ export class SystemOperations {
     return success()
   }
 
-  async userAdd(body: { userName: string; password: string; role: Role; enabled?: boolean }): Promise<Envelope> {
+  async userAdd(body: { userName: string; password: string; role: Role; companyCode?: string; enabled?: boolean }): Promise<Envelope> {
+    this.checkRole(body.role)
     await this.auth.addUser(body)
     return success()
   }
 
-  async userUpdate(body: { userName: string; password?: string; role?: Role; enabled?: boolean }): Promise<Envelope> {
+  async userUpdate(body: { userName: string; password?: string; role?: Role; companyCode?: string; enabled?: boolean }): Promise<Envelope> {
+    if (body.role !== undefined) this.checkRole(body.role)
     await this.auth.updateUser(body)
     return success()
   }
@@ -62,9 +88,69 @@ export class SystemOperations {
   }
 
   async syncStatus(): Promise<Envelope> {
-    const resources = await this.sync.counts(this.registry.all)
+    const [resources, exhausted, reconcile] = await Promise.all([
+      this.sync.counts(this.registry.all),
+      this.sync.exhausted(this.registry.all, this.failedRequeueRounds),
+      this.reconciler?.last() ?? null,
+    ])
     const ages = resources.map((counts) => counts.oldestPendingSeconds).filter((age): age is number => age !== null)
-    return success({ resources, oldestPendingSeconds: ages.length > 0 ? Math.max(...ages) : null })
+    return success({
+      resources,
+      oldestPendingSeconds: ages.length > 0 ? Math.max(...ages) : null,
+      failedExhausted: exhausted,
+      reconcile: reconcile && { ...reconcile, time: this.format(new Date(reconcile.time)) },
+    })
+  }
+
+  /** Enterprise edition: compares with the park, answers the differences and pushes them again. */
+  async syncReconcile(body: { limit?: number } | undefined): Promise<Envelope> {
+    if (this.edition !== 'enterprise') throw new BusinessError(Code.forbidden, 'permission denied: reconciliation runs on the enterprise edition')
+    if (!this.reconciler) throw new BusinessError(Code.badParameter, 'no park configured (PARK_URL): nothing to reconcile with')
+    const result = await this.reconciler.run(body?.limit ?? 100)
+    return success({ ...result, time: this.format(new Date(result.time)) })
+  }
+
+  /**
+   * Park edition: digests of one enterprise's records in buckets of ids, or their (id, version,
+   * deleted) with `records` (reconciliation). An enterprise account asks for its own enterprise.
+   */
+  async syncDigest(
+    body: { resource: string; companyCode?: string; prefixes: string[]; records?: boolean },
+    ownCompany: string | undefined,
+  ): Promise<Envelope> {
+    if (this.edition !== 'park') throw new BusinessError(Code.forbidden, 'permission denied: digests are served by the park edition')
+    if (ownCompany !== undefined && body.companyCode !== undefined && body.companyCode !== ownCompany) {
+      throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${ownCompany} only`)
+    }
+    const companyCode = ownCompany ?? body.companyCode
+    if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required (which enterprise)')
+    if (new Set(body.prefixes.map((prefix) => prefix.length)).size > 1) {
+      throw new BusinessError(Code.badParameter, 'prefixes: must all have the same length')
+    }
+    const resource = this.registry.get(body.resource)
+    if (!body.records) return success({ buckets: await this.park.digests(resource, companyCode, body.prefixes) })
+    const records = await this.park.held(resource, companyCode, body.prefixes)
+    if (records.length > DIGEST_RECORDS_LIMIT) {
+      throw new BusinessError(Code.badParameter, `prefixes: more than ${DIGEST_RECORDS_LIMIT} records; ask for longer prefixes`)
+    }
+    return success({ records })
+  }
+
+  /** Park edition: every enterprise with an account or records, its accounts, last push and holdings. */
+  async enterpriseList(): Promise<Envelope> {
+    if (this.edition !== 'park') throw new BusinessError(Code.forbidden, 'permission denied: the enterprise overview is served by the park edition')
+    const list = await this.park.enterprises()
+    return success({
+      list: list.map((entry) => ({ ...entry, lastPushTime: entry.lastPushTime && this.format(entry.lastPushTime) })),
+      total: list.length,
+    })
+  }
+
+  /** The `enterprise` role exists on the park edition only. */
+  private checkRole(role: Role): void {
+    if (role === 'enterprise' && this.edition !== 'park') {
+      throw new BusinessError(Code.badParameter, 'role: enterprise accounts exist on the park edition only')
+    }
   }
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {

@@ -4,6 +4,7 @@ import createClient from 'openapi-fetch'
 import type { paths } from '../../generated/openapi.ts'
 import type { BatchResult } from '../operations/resource-operations.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { Bucket, HeldVersion } from '../store/park-store.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
 export class ParkUnavailable extends Error {
@@ -26,28 +27,48 @@ export class ParkClient {
 
   /** Pushes records of one resource; the park answers per item. Throws ParkUnavailable when it cannot. */
   async push(resource: ResourceDef, items: PushItem[]): Promise<BatchResult> {
-    let answer = await this.send(resource, items)
+    // The path is the resource's add-batch; its items are records with versions (X-Sync-Push).
+    return (await this.call(`/${resource.path}/add-batch`, { list: items }, { 'x-sync-push': '1' })) as BatchResult
+  }
+
+  /** The park's digests of this enterprise's records in these buckets (reconciliation). */
+  async digests(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
+    const data = (await this.call('/system/sync/digest', { resource: resource.key, companyCode, prefixes })) as { buckets: Bucket[] }
+    return data.buckets
+  }
+
+  /** The (id, version, deleted) the park holds of this enterprise's records in these buckets. */
+  async held(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<HeldVersion[]> {
+    const data = (await this.call('/system/sync/digest', { resource: resource.key, companyCode, prefixes, records: true })) as {
+      records: HeldVersion[]
+    }
+    return data.records
+  }
+
+  /** One call to the park, logging in again once on 401; anything but a success is ParkUnavailable. */
+  private async call(path: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+    let answer = await this.send(path, body, headers)
     if (answer.status === 401) {
       this.token = undefined
-      answer = await this.send(resource, items)
+      answer = await this.send(path, body, headers)
     }
-    const body = answer.body
-    if (answer.status !== 200 || !body || body.code !== 0 || !body.data) {
-      throw new ParkUnavailable(`park answered HTTP ${answer.status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+    const envelope = answer.body
+    if (answer.status !== 200 || !envelope || envelope.code !== 0 || !envelope.data) {
+      throw new ParkUnavailable(`park answered HTTP ${answer.status}, code ${envelope?.code ?? '-'}: ${envelope?.msg ?? 'no envelope'}`)
     }
-    return body.data as BatchResult
+    return envelope.data
   }
 
   private async send(
-    resource: ResourceDef,
-    items: PushItem[],
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
   ): Promise<{ status: number; body: { code: number; msg: string; data: unknown } | undefined }> {
     const token = await this.login()
     try {
-      // The path is the resource's add-batch; its items are records with versions (X-Sync-Push).
-      const { response, data, error } = await this.client.POST(`/${resource.path}/add-batch` as '/prevent/riskUnit/add-batch', {
-        body: { list: items } as never,
-        headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
+      const { response, data, error } = await this.client.POST(path as '/prevent/riskUnit/add-batch', {
+        body: body as never,
+        headers: { authorization: `Bearer ${token}`, ...headers },
         signal: AbortSignal.timeout(this.timeoutMs),
       })
       return { status: response.status, body: (data ?? error) as never }

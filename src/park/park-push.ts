@@ -20,10 +20,12 @@ import type { PgBoss } from 'pg-boss'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type ParkClient, ParkUnavailable } from './park-client.ts'
+import type { Reconciler } from './reconcile.ts'
 
 export const PUSH_QUEUE = 'park-push'
 export const DEAD_QUEUE = 'park-push-dead'
 export const SWEEP_QUEUE = 'park-sweep'
+export const RECONCILE_QUEUE = 'park-reconcile'
 
 export interface PushSettings {
   retryLimit: number
@@ -31,17 +33,23 @@ export interface PushSettings {
   batchSize: number
   /** A drain that died with its process is retried after this long (pg-boss expiry). */
   expireInSeconds: number
-  /** Failed records are queued again by the sweep after resting this long. */
+  /** Failed records are queued again by the sweep after resting this long, */
   failedRetrySeconds: number
+  /** at most this many times (then they stay failed until an operator or a reconciliation). */
+  failedRequeueRounds: number
+  /** When reconciliation runs (cron, pg-boss schedule). */
+  reconcileCron: string
 }
 
 export class ParkPush {
   private readonly boss: PgBoss
   private readonly sync: SyncStore
   private readonly registry: ResourceRegistry
-  private readonly client: ParkClient
+  readonly client: ParkClient
   private readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
+  /** Runs on the reconciliation schedule. */
+  reconciler: Reconciler | undefined
   private waking: Promise<void> | undefined
   private wakeAgain = false
   private stopped = false
@@ -91,6 +99,15 @@ export class ParkPush {
       await this.drain()
     })
     await this.boss.work(SWEEP_QUEUE, async () => this.sweep())
+    if (this.reconciler) {
+      const reconciler = this.reconciler
+      await this.boss.createQueue(RECONCILE_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
+      await this.boss.schedule(RECONCILE_QUEUE, this.settings.reconcileCron)
+      await this.boss.work(RECONCILE_QUEUE, async () => {
+        const result = await reconciler.run()
+        this.log.info({ differences: result.differences, repushed: result.repushed, error: result.error }, 'park reconciliation')
+      })
+    }
     // Whatever an earlier run left pending is pushed now, not at the next minute's sweep.
     void this.sweep()
   }
@@ -116,7 +133,7 @@ export class ParkPush {
     })()
   }
 
-  /** One drain: pushes every pending record; throws (to be retried with backoff) if some were not accepted. */
+  /** One drain: pushes every pending record; throws (to be retried with backoff) when the park could not be reached. */
   async drain(): Promise<void> {
     try {
       await this.drainAll()
@@ -132,8 +149,6 @@ export class ParkPush {
   }
 
   private async drainAll(): Promise<void> {
-    let notAccepted = 0
-    let lastError = ''
     const passes: [ResourceDef[], boolean][] = [
       [this.registry.all, false],
       [[...this.registry.all].reverse(), true],
@@ -142,18 +157,16 @@ export class ParkPush {
       for (const resource of resources) {
         let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
         while (page.items.length > 0) {
-          const failures = await this.pushPage(resource, page.items)
-          notAccepted += failures.count
-          lastError = failures.lastError || lastError
+          await this.pushPage(resource, page.items)
           if (!page.cursor) break
           page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
         }
       }
     }
-    if (notAccepted > 0) throw new Error(`${notAccepted} records not accepted by the park yet; last: ${lastError}`)
   }
 
-  private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<{ count: number; lastError: string }> {
+  /** Pushes one page and settles it: throws only when the call itself failed (to be retried with backoff). */
+  private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<void> {
     const maxAttempts = this.settings.retryLimit + 1
     let result: Awaited<ReturnType<ParkClient['push']>>
     this.stats.calls++
@@ -169,25 +182,30 @@ export class ParkPush {
       )
       throw error
     }
-    const versions = new Map(items.map((item) => [item.id, item.version]))
-    this.stats.acknowledged += await this.sync.acknowledge(
-      resource,
-      result.succeeded.map((id) => ({ id, version: versions.get(id)! })),
-    )
-    const failed = result.failed.map((failure) => ({
-      id: items[failure.index].id,
-      version: items[failure.index].version,
-      error: `park refused with ${failure.code}: ${failure.reason}`,
+    // Per item: the version the park holds now (synced only when it is the pushed one), or the refusal.
+    const held = new Map((result.held ?? []).map((entry) => [entry.index, entry.version]))
+    const refused = new Map(result.failed.map((failure) => [failure.index, `park refused with ${failure.code}: ${failure.reason}`]))
+    const outcomes = items.map((item, index) => ({
+      id: item.id,
+      version: item.version,
+      held: held.get(index) ?? null,
+      error: refused.get(index) ?? (held.has(index) ? null : 'the park answered nothing for this record'),
     }))
-    await this.sync.recordFailure(resource, failed, maxAttempts)
-    this.stats.refused += failed.length
-    return { count: failed.length, lastError: failed.at(-1)?.error ?? '' }
+    const settled = await this.sync.settle(resource, outcomes)
+    this.stats.acknowledged += settled.synced
+    this.stats.refused += settled.failed
   }
 
-  /** Queues failed records again once rested, and drains anything pending. Never throws. */
+  /**
+   * Queues failed records again once rested (each at most `failedRequeueRounds` times: a record the
+   * park can never apply stays failed with its reason), and drains anything pending. Never throws.
+   */
   async sweep(): Promise<void> {
     try {
-      await this.sync.requeueFailed(this.registry.all, undefined, this.settings.failedRetrySeconds)
+      await this.sync.requeueFailed(this.registry.all, undefined, {
+        restedSeconds: this.settings.failedRetrySeconds,
+        rounds: this.settings.failedRequeueRounds,
+      })
       if (await this.sync.hasPending(this.registry.all)) await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.

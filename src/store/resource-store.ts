@@ -18,6 +18,8 @@ export const SERVER_FIELDS: FieldDef[] = [
   { name: 'updateBy', kind: 'string' },
   { name: 'sync_status', kind: 'string' },
   { name: 'sync_time', kind: 'instant' },
+  // Why the record's last push failed (enterprise edition; null once synced): CONTRACT §10.
+  { name: 'sync_error', kind: 'string' },
 ]
 
 const quote = (name: string) => `"${name}"`
@@ -62,8 +64,8 @@ class ResourceTable {
   private readonly insertSql: string
   private readonly conflictSql: string
   private readonly getSql: string
+  private readonly findSql: string
   private readonly deleteSql: string
-  private readonly applyPushedSql: string
 
   constructor(resource: ResourceDef) {
     this.resource = resource
@@ -85,19 +87,11 @@ class ResourceTable {
     )
     this.conflictSql = `SELECT ${[...uniqueChecks, `EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS "id"`].join(', ')}`
     this.getSql = `SELECT ${this.selectList}, version FROM ${table} WHERE id = $1 AND live`
-    // Park edition: a pushed record (or tombstone) replaces the held one only if its version is newer,
-    // so a late retry never overwrites newer data; it is stored as synced.
-    const pushed = [...names, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
-    const m = pushed.length
-    this.applyPushedSql =
-      `INSERT INTO ${table} (${pushed.map(quote).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
-      `VALUES (${pushed.map((_, i) => `$${i + 1}`).join(', ')}, $${m + 1}, CASE WHEN $${m + 2}::boolean THEN NULL ELSE true END, ` +
-      `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
-      `ON CONFLICT (id) DO UPDATE SET ${[...pushed.slice(1), 'version', 'live', 'deleteTime'].map((name) => `${quote(name)} = EXCLUDED.${quote(name)}`).join(', ')}, ` +
-      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version`
+    // getById by id and, when given, companyCode: on the park several enterprises may hold one id.
+    this.findSql = `SELECT ${this.selectList} FROM ${table} WHERE id = $1 AND live AND ($2::text IS NULL OR "companyCode" = $2) LIMIT 2`
     this.deleteSql =
       `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live`
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live`
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
@@ -112,17 +106,16 @@ class ResourceTable {
     return typeof value === 'string' && this.readable.get(name)?.kind === 'instant' ? toSecond(value) : value
   }
 
-  applyPushed(item: ApiRecord): [string, unknown[]] {
-    const names = [...this.resource.fields.map((field) => field.name), 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
-    return [this.applyPushedSql, [...names.map((name) => this.bind(name, item[name] ?? null)), item.version, item.deleted === true]]
-  }
-
   conflict(record: ApiRecord): [string, unknown[]] {
     return [this.conflictSql, [record.id, ...this.resource.uniqueFields.map((field) => record[field])]]
   }
 
   get(id: string): [string, unknown[]] {
     return [this.getSql, [id]]
+  }
+
+  find(id: string, companyCode: string | undefined): [string, unknown[]] {
+    return [this.findSql, [id, companyCode ?? null]]
   }
 
   delete(id: string, userName: string): [string, unknown[]] {
@@ -153,7 +146,7 @@ class ResourceTable {
     const sql =
       `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
       `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
     return [sql, values]
   }
@@ -387,17 +380,18 @@ export class ResourceStore {
     throw new Error(`insert of ${resource.key} ${record.id} kept conflicting with a vanishing row`)
   }
 
-  /** Park edition: applies one pushed record or tombstone by id, unless the held version is newer. */
-  async applyPushed(resource: ResourceDef, item: ApiRecord, db?: Queryable): Promise<void> {
-    await this.run(resource, this.table(resource).applyPushed(item), db)
-  }
-
   /** The live record with its version, or undefined. */
   async get(resource: ResourceDef, id: string, db?: Queryable): Promise<{ record: ApiRecord; version: number } | undefined> {
     const { rows } = await this.run(resource, this.table(resource).get(id), db)
     if (rows.length === 0) return undefined
     const { version, ...row } = rows[0]
     return { record: this.toApi(resource, row), version }
+  }
+
+  /** The live records with this id (of this companyCode when given): at most two, enough to tell one from several. */
+  async find(resource: ResourceDef, id: string, companyCode?: string): Promise<ApiRecord[]> {
+    const { rows } = await this.run(resource, this.table(resource).find(id, companyCode))
+    return rows.map((row) => this.toApi(resource, row))
   }
 
   /**

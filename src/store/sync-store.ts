@@ -66,23 +66,44 @@ export class SyncStore {
       values,
     )
     const items = rows.map(({ version, __updateTime, ...row }) => {
-      const { sync_status, sync_time, ...record } = this.store.toApi(resource, row)
+      const { sync_status, sync_time, sync_error, ...record } = this.store.toApi(resource, row)
       return { ...record, version, deleted } as PushItem
     })
     const last = rows.at(-1)
     return { items, cursor: rows.length === limit ? { updateTime: last.__updateTime, id: last.id } : undefined }
   }
 
-  /** The park acknowledged these versions: synced, unless a newer write came meanwhile. */
-  async acknowledge(resource: ResourceDef, items: { id: string; version: number }[]): Promise<number> {
-    if (items.length === 0) return 0
-    const { rowCount } = await this.pool.query(
-      `UPDATE ${quote(resource.table)} AS t SET sync_status = 'synced', sync_time = now(), sync_attempts = 0, sync_error = NULL ` +
-        `FROM unnest($1::text[], $2::bigint[]) AS pushed(id, version) ` +
-        `WHERE t.id = pushed.id AND t.version = pushed.version AND t.sync_status <> 'synced'`,
-      [items.map((item) => item.id), items.map((item) => item.version)],
+  /**
+   * The park's answer to one pushed page, settled in one statement: a record whose pushed version
+   * the park now holds is synced; one the park refused, or where it holds another version, is
+   * failed with the reason. A record written again meanwhile (another version) stays pending.
+   * Answers how many became synced and how many failed.
+   */
+  async settle(
+    resource: ResourceDef,
+    outcomes: { id: string; version: number; held: number | null; error: string | null }[],
+  ): Promise<{ synced: number; failed: number }> {
+    if (outcomes.length === 0) return { synced: 0, failed: 0 }
+    const reasons = outcomes.map((outcome) =>
+      outcome.error !== null
+        ? outcome.error.slice(0, 1000)
+        : outcome.held === outcome.version
+          ? null
+          : outcome.held === null
+            ? `the park holds no version of this record after the push of version ${outcome.version}`
+            : `the park holds version ${outcome.held}, not the pushed version ${outcome.version}`,
     )
-    return rowCount ?? 0
+    const { rows } = await this.pool.query(
+      `WITH settled AS (UPDATE ${quote(resource.table)} AS t SET ` +
+        `sync_status = CASE WHEN pushed.error IS NULL THEN 'synced' ELSE 'failed' END, sync_time = now(), ` +
+        `sync_attempts = CASE WHEN pushed.error IS NULL THEN 0 ELSE t.sync_attempts + 1 END, sync_error = pushed.error, ` +
+        `sync_rounds = CASE WHEN pushed.error IS NULL THEN 0 ELSE t.sync_rounds END ` +
+        `FROM unnest($1::text[], $2::bigint[], $3::text[]) AS pushed(id, version, error) ` +
+        `WHERE t.id = pushed.id AND t.version = pushed.version AND t.sync_status = 'pending' RETURNING t.sync_status) ` +
+        `SELECT count(*) FILTER (WHERE sync_status = 'synced')::int AS synced, count(*) FILTER (WHERE sync_status = 'failed')::int AS failed FROM settled`,
+      [outcomes.map((outcome) => outcome.id), outcomes.map((outcome) => outcome.version), reasons],
+    )
+    return rows[0]
   }
 
   /** A push of these versions failed: one more attempt counted, the error kept; `failed` at the limit. */
@@ -138,20 +159,49 @@ export class SyncStore {
   }
 
   /**
-   * Marks failed records pending again, with a fresh count of attempts: all of them, the given ids,
-   * or those that failed at least `restedSeconds` ago.
+   * Marks failed records pending again, with a fresh count of attempts: all of them or the given
+   * ids (an operator's retry: the sweep's rounds start over too), or, for the sweep, those that
+   * failed at least `sweep.restedSeconds` ago and were queued again fewer than `sweep.rounds` times
+   * (a record the park can never apply stays failed with its reason, not re-queued forever).
    */
-  async requeueFailed(resources: ResourceDef[], ids?: string[], restedSeconds?: number): Promise<number> {
+  async requeueFailed(resources: ResourceDef[], ids?: string[], sweep?: { restedSeconds: number; rounds: number }): Promise<number> {
     let requeued = 0
     for (const resource of resources) {
-      const update = `UPDATE ${quote(resource.table)} SET sync_status = 'pending', sync_attempts = 0 WHERE sync_status = 'failed'`
+      const table = quote(resource.table)
       const { rowCount } = ids
-        ? await this.pool.query(`${update} AND id = ANY($1::text[])`, [ids])
-        : restedSeconds !== undefined
-          ? await this.pool.query(`${update} AND sync_time <= now() - make_interval(secs => $1)`, [restedSeconds])
-          : await this.pool.query(update)
+        ? await this.pool.query(
+            `UPDATE ${table} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0 WHERE sync_status = 'failed' AND id = ANY($1::text[])`,
+            [ids],
+          )
+        : sweep
+          ? await this.pool.query(
+              `UPDATE ${table} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = sync_rounds + 1 ` +
+                `WHERE sync_status = 'failed' AND sync_rounds < $2 AND sync_time <= now() - make_interval(secs => $1)`,
+              [sweep.restedSeconds, sweep.rounds],
+            )
+          : await this.pool.query(`UPDATE ${table} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0 WHERE sync_status = 'failed'`)
       requeued += rowCount ?? 0
     }
     return requeued
+  }
+
+  /** Marks these records pending again (reconciliation found the park differs); answers how many. */
+  async repush(resource: ResourceDef, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0
+    const { rowCount } = await this.pool.query(
+      `UPDATE ${quote(resource.table)} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+        `WHERE id = ANY($1::text[]) AND sync_status <> 'pending'`,
+      [ids],
+    )
+    return rowCount ?? 0
+  }
+
+  /** Failed records the sweep no longer queues again (they wait for an operator or a reconciliation). */
+  async exhausted(resources: ResourceDef[], rounds: number): Promise<number> {
+    const sql = resources
+      .map((resource) => `SELECT count(*)::int AS n FROM ${quote(resource.table)} WHERE sync_status = 'failed' AND sync_rounds >= $1`)
+      .join(' UNION ALL ')
+    const { rows } = await this.pool.query(`SELECT coalesce(sum(n), 0)::int AS n FROM (${sql}) AS counted`, [rounds])
+    return rows[0].n
   }
 }

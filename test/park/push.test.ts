@@ -91,16 +91,18 @@ t.test('a late push of an older version never overwrites newer data on the park'
       headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}`, 'x-sync-push': '1' },
       body: JSON.stringify(body),
     }).then((reply) => reply.json() as any)
-  t.same((await push({ list: [item(3, 'newer')] })).data, { succeeded: ['RU-LATE'], failed: [] })
-  t.same((await push({ list: [item(2, 'older')] })).data, { succeeded: ['RU-LATE'], failed: [] })
+  const held = (version: number) => ({ succeeded: ['RU-LATE'], failed: [], held: [{ id: 'RU-LATE', index: 0, version }] })
+  t.same((await push({ list: [item(3, 'newer')] })).data, held(3), 'the answer says the version the park holds now')
+  t.same((await push({ list: [item(2, 'older')] })).data, held(3), 'an older version is not applied: the park still holds 3')
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).data.riskUnitName, 'newer')
   t.same((await push({ list: [item(3, 'newer')] })).data.succeeded, ['RU-LATE'], 'a repeated push is harmless')
   const plain = await fetch(`${park.url}/prevent/riskUnit/add-batch`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` },
     body: JSON.stringify({ list: [item(4, 'x')] }),
-  }).then((reply) => reply.json() as any)
-  t.equal(plain.data.failed[0].code, 1002, 'without X-Sync-Push, items are new records: version is an unknown field')
+  })
+  t.equal(plain.status, 403, 'without X-Sync-Push, add-batch is a business write: the park is not an author')
+  t.equal(((await plain.json()) as any).code, 2003)
   t.same((await push({ list: [{ ...item(5, 'newer'), deleted: true }] })).data.succeeded, ['RU-LATE'])
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'a pushed tombstone deletes')
   t.same((await push({ list: [item(4, 'resurrected?')] })).data.succeeded, ['RU-LATE'])

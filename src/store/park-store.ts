@@ -1,0 +1,205 @@
+// What the park edition does with the records its enterprises push (CONTRACT §10), and the digests
+// both editions compute for reconciliation.
+// - A pushed page is applied in one statement: the items arrive as one JSON array
+//   (jsonb_to_recordset), are upserted by ("companyCode", id) where the held version is older, and
+//   the statement answers, per item, the version the park holds afterwards. The enterprise marks a
+//   record synced only when that is the version it pushed.
+// - Digests: per bucket of ids (the leading hex digits of md5(id)), the number of records and an
+//   order-independent sum over (id, version, deleted). Equal digests mean equal holdings without
+//   shipping a record; differing buckets are narrowed down and only their (id, version, deleted)
+//   listed.
+import type pg from 'pg'
+import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { toSecond } from './instant-format.ts'
+import type { ApiRecord } from './resource-store.ts'
+
+const quote = (name: string) => `"${name}"`
+
+const SQL_TYPES: Record<FieldDef['kind'], string> = {
+  string: 'text',
+  number: 'double precision',
+  integer: 'integer',
+  instant: 'timestamptz',
+  date: 'date',
+}
+
+/** The server-kept fields a push carries (besides version and deleted). */
+const PUSHED_SERVER_FIELDS: FieldDef[] = [
+  { name: 'companyCode', kind: 'string' },
+  { name: 'createTime', kind: 'instant' },
+  { name: 'updateTime', kind: 'instant' },
+  { name: 'createBy', kind: 'string' },
+  { name: 'updateBy', kind: 'string' },
+]
+
+/** Digests of the records whose md5(id) begins with each prefix. */
+export interface Bucket {
+  prefix: string
+  count: number
+  /** Sum over the bucket's records of 60 bits of md5(id:version:deleted), as a decimal string. */
+  digest: string
+}
+
+export interface HeldVersion {
+  id: string
+  version: number
+  deleted: boolean
+}
+
+/** Most records one digest call lists (records: true). */
+export const DIGEST_RECORDS_LIMIT = 5000
+
+export interface EnterpriseOverview {
+  companyCode: string
+  accounts: string[]
+  lastPushTime: Date | null
+  resources: { resource: string; live: number; deleted: number }[]
+}
+
+export class ParkStore {
+  private readonly pool: pg.Pool
+  private readonly registry: ResourceRegistry
+  private readonly applySql = new Map<string, string>()
+
+  constructor(options: { pool: pg.Pool; registry: ResourceRegistry }) {
+    this.pool = options.pool
+    this.registry = options.registry
+    for (const resource of options.registry.all) this.applySql.set(resource.key, applyPageSql(resource))
+  }
+
+  /**
+   * Applies pushed records (already validated) in one statement; answers per item the version the
+   * park holds afterwards (null when it holds none: only under a concurrent push of the same record).
+   * A value the database refuses (a date that does not exist, say) fails the whole statement: the
+   * page is then applied item by item, so that item alone fails (its error in `errors`).
+   */
+  async applyPage(resource: ResourceDef, items: ApiRecord[]): Promise<{ held: (number | null)[]; errors: (Error | undefined)[] }> {
+    try {
+      return { held: await this.apply(resource, items), errors: items.map(() => undefined) }
+    } catch (error) {
+      if (!isDataError(error) || items.length === 1) throw error
+      const held: (number | null)[] = []
+      const errors: (Error | undefined)[] = []
+      for (const item of items) {
+        try {
+          held.push((await this.apply(resource, [item]))[0])
+          errors.push(undefined)
+        } catch (itemError) {
+          if (!isDataError(itemError)) throw itemError
+          held.push(null)
+          errors.push(itemError as Error)
+        }
+      }
+      return { held, errors }
+    }
+  }
+
+  private async apply(resource: ResourceDef, items: ApiRecord[]): Promise<(number | null)[]> {
+    const instants = new Set([...resource.fields, ...PUSHED_SERVER_FIELDS].filter((f) => f.kind === 'instant').map((f) => f.name))
+    const rows = items.map((item) => {
+      const row: ApiRecord = {}
+      for (const [name, value] of Object.entries(item)) row[name] = instants.has(name) && typeof value === 'string' ? toSecond(value) : value
+      return row
+    })
+    const { rows: held } = await this.pool.query(this.applySql.get(resource.key)!, [JSON.stringify(rows)])
+    const versions = new Map(held.map((row) => [`${row.companyCode}\u0000${row.id}`, row.version === null ? null : Number(row.version)]))
+    return items.map((item) => versions.get(`${item.companyCode}\u0000${item.id}`) ?? null)
+  }
+
+  /** Digests of the records of `companyCode` in each bucket (every prefix of one length, hex). */
+  async digests(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
+    const length = prefixes[0]?.length ?? 0
+    const { rows } = await this.pool.query(
+      `SELECT left(md5(id), $3) AS prefix, count(*)::int AS count, ` +
+        `sum(('x' || substr(md5(id || ':' || version || ':' || (live IS NULL)::text), 1, 15))::bit(60)::bigint)::text AS digest ` +
+        `FROM ${quote(resource.table)} WHERE "companyCode" = $1 AND left(md5(id), $3) = ANY($2::text[]) GROUP BY 1`,
+      [companyCode, prefixes, length],
+    )
+    const found = new Map(rows.map((row) => [row.prefix as string, row as Bucket]))
+    return prefixes.map((prefix) => found.get(prefix) ?? { prefix, count: 0, digest: '0' })
+  }
+
+  /** The (id, version, deleted) of the records of `companyCode` in these buckets; at most `limit` + 1. */
+  async held(resource: ResourceDef, companyCode: string, prefixes: string[], limit = DIGEST_RECORDS_LIMIT): Promise<HeldVersion[]> {
+    const length = prefixes[0]?.length ?? 0
+    const { rows } = await this.pool.query(
+      `SELECT id, version::int AS version, live IS NULL AS deleted FROM ${quote(resource.table)} ` +
+        `WHERE "companyCode" = $1 AND left(md5(id), $3) = ANY($2::text[]) ORDER BY id LIMIT $4`,
+      [companyCode, prefixes, length, limit + 1],
+    )
+    return rows
+  }
+
+  /** Park overview: every companyCode with an account or records. */
+  async enterprises(): Promise<EnterpriseOverview[]> {
+    const counts = this.registry.all
+      .map(
+        (resource, i) =>
+          `SELECT "companyCode", $${i + 1}::text AS resource, count(*) FILTER (WHERE live)::int AS live, ` +
+          `count(*) FILTER (WHERE live IS NULL)::int AS deleted FROM ${quote(resource.table)} GROUP BY 1`,
+      )
+      .join(' UNION ALL ')
+    const [records, accounts, pushes] = await Promise.all([
+      this.pool.query(
+        counts,
+        this.registry.all.map((resource) => resource.key),
+      ),
+      this.pool.query(`SELECT "companyCode", "userName" FROM app_user WHERE role = 'enterprise' ORDER BY "userName"`),
+      this.pool.query(`SELECT "companyCode", "lastPushTime" FROM park_enterprise`),
+    ])
+    const all = new Map<string, EnterpriseOverview>()
+    const of = (companyCode: string) => {
+      let entry = all.get(companyCode)
+      if (!entry) {
+        entry = {
+          companyCode,
+          accounts: [],
+          lastPushTime: null,
+          resources: this.registry.all.map((resource) => ({ resource: resource.key, live: 0, deleted: 0 })),
+        }
+        all.set(companyCode, entry)
+      }
+      return entry
+    }
+    for (const row of accounts.rows) of(row.companyCode).accounts.push(row.userName)
+    for (const row of pushes.rows) of(row.companyCode).lastPushTime = row.lastPushTime
+    for (const row of records.rows) {
+      const counted = of(row.companyCode).resources.find((entry) => entry.resource === row.resource)!
+      counted.live = row.live
+      counted.deleted = row.deleted
+    }
+    return [...all.values()].sort((a, b) => (a.companyCode < b.companyCode ? -1 : 1))
+  }
+}
+
+/**
+ * The statement applying one pushed page: deduplicated by key (the newest version wins), the
+ * enterprise's push time noted, every item upserted unless the park holds a newer or equal version,
+ * and per key the version held afterwards (the applied one, or the one that was already there).
+ */
+function applyPageSql(resource: ResourceDef): string {
+  const table = quote(resource.table)
+  const fields = [...resource.fields, ...PUSHED_SERVER_FIELDS]
+  const columns = fields.map((field) => quote(field.name))
+  const definition = [...fields.map((field) => `${quote(field.name)} ${SQL_TYPES[field.kind]}`), 'version bigint', 'deleted boolean']
+  const updated = [...columns.filter((column) => column !== '"id"' && column !== '"companyCode"'), 'version', 'live', '"deleteTime"']
+  return (
+    `WITH input AS (SELECT DISTINCT ON ("companyCode", id) * FROM jsonb_to_recordset($1::jsonb) AS pushed(${definition.join(', ')}) ` +
+    `ORDER BY "companyCode", id, version DESC), ` +
+    `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", now() FROM input ` +
+    `ON CONFLICT ("companyCode") DO UPDATE SET "lastPushTime" = EXCLUDED."lastPushTime"), ` +
+    `applied AS (INSERT INTO ${table} AS held (${columns.join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
+    `SELECT ${columns.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN "updateTime" END, 'synced', now() ` +
+    `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
+    `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = now() ` +
+    `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version) ` +
+    `SELECT input."companyCode", input.id, coalesce(applied.version, current.version) AS version FROM input ` +
+    `LEFT JOIN applied ON applied."companyCode" = input."companyCode" AND applied.id = input.id ` +
+    `LEFT JOIN ${table} AS current ON current."companyCode" = input."companyCode" AND current.id = input.id`
+  )
+}
+
+/** PostgreSQL's data exceptions (class 22): a value the column cannot hold. */
+function isDataError(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('22')
+}
