@@ -59,5 +59,40 @@ export function registerPushMetrics(
     () => push.stats.failedCalls,
   )
   counter('park_push_records_acknowledged_total', 'Records the park acknowledged.', () => push.stats.acknowledged)
-  counter('park_push_records_refused_total', 'Records the park refused (they are retried).', () => push.stats.refused)
+  counter(
+    'park_push_records_refused_total',
+    'Records the park refused or holds at another version than pushed (marked failed with the reason).',
+    () => push.stats.refused,
+  )
+  const reconciler = push.reconciler
+  if (!reconciler) return
+  // The last reconciliation (CONTRACT §10): when it ran, and what it found.
+  const lastTime = new Gauge({
+    name: 'sync_reconcile_last_timestamp_seconds',
+    help: 'When the last reconciliation with the park ran (0: never).',
+    registers: [],
+  })
+  const lastError = new Gauge({
+    name: 'sync_reconcile_last_failed',
+    help: '1 when the last reconciliation could not complete (the park unreachable, say).',
+    registers: [],
+  })
+  const lastRepushed = new Gauge({
+    name: 'sync_reconcile_last_repushed',
+    help: 'Records the last reconciliation pushed again.',
+    registers: [],
+  })
+  new Gauge({
+    name: 'sync_reconcile_last_differences',
+    help: 'Differences between the enterprise and the park found by the last reconciliation.',
+    registers: [metrics],
+    async collect() {
+      const last = await reconciler.last()
+      this.set(last?.differences ?? 0)
+      lastTime.set(last ? Math.floor(Date.parse(last.time) / 1000) : 0)
+      lastError.set(last?.error ? 1 : 0)
+      lastRepushed.set(last?.repushed ?? 0)
+    },
+  })
+  for (const gauge of [lastTime, lastError, lastRepushed]) metrics.registerMetric(gauge)
 }

@@ -76,6 +76,8 @@ export async function startEdition(
     process.once('exit', reap)
     current.once('exit', () => process.off('exit', reap))
     await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, {
+      // A start takes seconds alone, much longer on a machine busy with other editions under load.
+      timeoutMs: 120_000,
       what: `the ${options.edition} edition to be ready`,
     })
   }
