@@ -19,6 +19,7 @@ const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 const ESLINT = path.join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js')
 const PRETTIER = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs')
+const DEPCRUISE = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs')
 const note = (line: string) => process.stdout.write(`# test: ${line}\n`)
 
 // Tools and tests run on this Node (the pinned one), whatever `node` is first on PATH.
@@ -120,6 +121,15 @@ async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
     } else {
       failed++
       note('lint FAILED (npm run format fixes formatting)')
+    }
+    // The layers of src/ (.dependency-cruiser.mjs): one test more.
+    note('layers: depcruise src')
+    if ((await run([DEPCRUISE, 'src', '--config', '.dependency-cruiser.mjs'])) === 0) {
+      passed++
+      note('layers passed')
+    } else {
+      failed++
+      note('layers FAILED: an import runs up the layers or in a circle (.dependency-cruiser.mjs)')
     }
   }
 

@@ -1,7 +1,7 @@
 // Starts one edition (enterprise or park) from the environment. `npm start` (scripts/start.ts)
 // runs this once with DATABASE_URL set, or twice against an embedded PostgreSQL without it.
 import { type Config, ConfigError, loadConfig } from './config.ts'
-import { buildApp } from './http/app.ts'
+import { buildApp } from './app.ts'
 import { openDatabase } from './store/database.ts'
 
 let config: Config
