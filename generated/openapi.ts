@@ -1812,6 +1812,23 @@ export type components = {
          * @enum {string}
          */
         ResourceKey: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo";
+        /** @description The server-kept fields every record carries on reads (`getById`, `list`, `search`): set by the server, never accepted from the caller (1002). */
+        ServerKeptFields: {
+            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
+            companyCode: string;
+            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
+            createTime: components["schemas"]["Instant"];
+            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
+            updateTime: components["schemas"]["Instant"];
+            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
+            createBy: string;
+            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
+            updateBy: string;
+            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
+            sync_time: components["schemas"]["Instant"] | null;
+        };
         /**
          * @description 1-based page number. Default 1. A page past the last one returns an empty `list` (with the real `total`).
          * @default 1
@@ -2364,21 +2381,7 @@ export type components = {
             equipmentType: string;
             /** @description Device name / model. */
             equipmentName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `MonitorEquipRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2629,21 +2632,7 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the unit in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskUnitRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2819,21 +2808,7 @@ export type components = {
             riskUnitId: components["schemas"]["Id"];
             /** @description Name of the risk event (风险事件名称), e.g. the accident scenario. */
             riskEventName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskEventsRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3055,21 +3030,7 @@ export type components = {
             classify2: "1-1" | "1-2" | "1-3" | "1-4" | "1-5" | "2-1" | "2-2" | "2-3" | "3-1" | "3-2" | "3-3" | "3-4" | "4-1" | "4-2" | "4-3" | "4-4" | "4-5" | null;
             /** @description Measure category, level 3 (管控措施分类3): enterprise-defined free text. Optional; null when not set. */
             classify3: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskMeasuresRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3331,21 +3292,7 @@ export type components = {
             workType: "0" | "1" | "2" | "3" | null;
             /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootTaskRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3560,21 +3507,7 @@ export type components = {
             checkPerson: string | null;
             /** @description Mainland mobile number of the inspector, 11 digits starting with 1[3-9]. Optional; null when not set. */
             checkPersonMobile: components["schemas"]["Mobile"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootRecordRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3954,21 +3887,7 @@ export type components = {
             checkAcceptTime: components["schemas"]["Date"] | null;
             /** @description Acceptance comment (验收意见). Optional; null when not set. */
             checkAcceptComment: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4353,21 +4272,7 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the work location in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TicketBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4687,21 +4592,7 @@ export type components = {
             cost: components["schemas"]["Decimal"] | null;
             /** @description Summary / assessment of the training (培训总结). Optional; null when not set. */
             summary: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TrainBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
