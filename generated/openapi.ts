@@ -198,7 +198,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipAdd"];
         delete?: never;
@@ -224,7 +224,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipUpdate"];
         delete?: never;
@@ -251,7 +251,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipDelete"];
         delete?: never;
@@ -344,7 +344,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipAddBatch"];
         delete?: never;
@@ -370,7 +370,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitAdd"];
         delete?: never;
@@ -396,7 +396,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitUpdate"];
         delete?: never;
@@ -424,7 +424,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitDelete"];
         delete?: never;
@@ -517,7 +517,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitAddBatch"];
         delete?: never;
@@ -543,7 +543,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsAdd"];
         delete?: never;
@@ -569,7 +569,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsUpdate"];
         delete?: never;
@@ -597,7 +597,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsDelete"];
         delete?: never;
@@ -690,7 +690,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsAddBatch"];
         delete?: never;
@@ -716,7 +716,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresAdd"];
         delete?: never;
@@ -742,7 +742,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresUpdate"];
         delete?: never;
@@ -770,7 +770,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresDelete"];
         delete?: never;
@@ -863,7 +863,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresAddBatch"];
         delete?: never;
@@ -889,7 +889,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskAdd"];
         delete?: never;
@@ -915,7 +915,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskUpdate"];
         delete?: never;
@@ -943,7 +943,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskDelete"];
         delete?: never;
@@ -1036,7 +1036,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskAddBatch"];
         delete?: never;
@@ -1062,7 +1062,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordAdd"];
         delete?: never;
@@ -1088,7 +1088,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordUpdate"];
         delete?: never;
@@ -1116,7 +1116,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordDelete"];
         delete?: never;
@@ -1209,7 +1209,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordAddBatch"];
         delete?: never;
@@ -1235,7 +1235,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoAdd"];
         delete?: never;
@@ -1263,7 +1263,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoUpdate"];
         delete?: never;
@@ -1290,7 +1290,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoDelete"];
         delete?: never;
@@ -1383,7 +1383,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoAddBatch"];
         delete?: never;
@@ -1409,7 +1409,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoAdd"];
         delete?: never;
@@ -1437,7 +1437,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoUpdate"];
         delete?: never;
@@ -1464,7 +1464,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoDelete"];
         delete?: never;
@@ -1557,7 +1557,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoAddBatch"];
         delete?: never;
@@ -1583,7 +1583,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoAdd"];
         delete?: never;
@@ -1609,7 +1609,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoUpdate"];
         delete?: never;
@@ -1636,7 +1636,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoDelete"];
         delete?: never;
@@ -1729,7 +1729,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoAddBatch"];
         delete?: never;
