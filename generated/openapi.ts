@@ -1887,6 +1887,32 @@ export type components = {
          * @example {}
          */
         EmptyRequest: Record<string, never>;
+        /** @description One page of records, as `list` and `search` answer it; each resource's page envelope gives `list` its record type. */
+        Page: {
+            /** @description The records of this page: an array of the resource's records (each page envelope gives its type). */
+            list: unknown;
+            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
+            total: number;
+            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+            totalExact: boolean;
+            /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
+            pageNum: number;
+            /** @description Page size used. */
+            pageSize: number;
+            /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+            next: string | null;
+        };
+        /** @description Every response, errors included, is exactly `{msg, code, data, success}`; each operation's envelope gives `data` its shape. */
+        Envelope: {
+            /** @description Human-readable message; empty on success. */
+            msg: string;
+            /** @description Business code: 0 success, otherwise the error code (see the code table). */
+            code: number;
+            /** @description Payload on success; null on a business failure. */
+            data: unknown;
+            /** @description true exactly when `code` is 0. */
+            success: boolean;
+        };
         /**
          * @description Envelope of every failure answered with a non-200 HTTP status (and shape of every business failure): `success` false, `data` null.
          * @example {
@@ -1908,18 +1934,11 @@ export type components = {
              * @constant
              */
             success: false;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "msg" | "code" | "data" | "success">;
         /** @description Envelope of writes and other operations without payload: `data` is null on success and on failure. */
         NullEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Outcome of an `add-batch`: each item was validated and stored on its own; items that failed can be corrected and sent again.
          * @example {
@@ -1953,15 +1972,8 @@ export type components = {
         };
         /** @description Envelope of `add-batch`: `data` is the batch result when the batch was processed (code 0, even if some items failed); null on a failure of the whole call. */
         BatchResultEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["BatchResult"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/login`.
          * @example {
@@ -1977,11 +1989,6 @@ export type components = {
         };
         /** @description Envelope of `login`. */
         LoginEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Bearer access token (JWT), valid 30 days: send it as `Authorization: Bearer <token>`. */
                 token: string;
@@ -1990,16 +1997,9 @@ export type components = {
                 /** @description Lifetime of `token` in seconds (2592000 = 30 days). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `refresh`. */
         RefreshEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description New bearer access token (JWT), valid 2 hours. */
                 access_token: string;
@@ -2008,9 +2008,7 @@ export type components = {
                 /** @description Lifetime of `access_token` in seconds (7200 = 2 hours). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description A user account as `user/list` returns it (the password hash is never returned).
          * @example {
@@ -2082,11 +2080,6 @@ export type components = {
         };
         /** @description Envelope of `user/list`. */
         UserPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description The users of this page. */
                 list: components["schemas"]["User"][];
@@ -2097,18 +2090,11 @@ export type components = {
                 /** @description Page size used. */
                 pageSize: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Body of `/system/sync/status`: none, or `{}`. */
         SyncStatusRequest: components["schemas"]["EmptyRequest"];
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description One entry per resource, in push order (parents first). */
                 resources: {
@@ -2128,9 +2114,7 @@ export type components = {
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource. `resource`: only that resource. `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
          * @example {
@@ -2148,18 +2132,11 @@ export type components = {
         };
         /** @description Envelope of `sync/retry`. */
         SyncRetryEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Number of `failed` records set back to `pending` and queued for a new push. */
                 requeued: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Monitoring equipment of a major hazard source (a sensor or detector with its range and alarm thresholds). The spec marks every field required.
          *
@@ -2492,39 +2469,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the monitoring equipment record on success, null on a business failure. */
         MonitorEquipRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["MonitorEquipRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of monitoring equipment records on success, null on a business failure. */
         MonitorEquipPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["MonitorEquipRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk analysis unit (风险分析单元) of the dual-prevention system: the object (installation, tank farm, warehouse...) whose risks are analysed. Parent of risk events.
          *
@@ -2716,39 +2668,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk analysis unit on success, null on a business failure. */
         RiskUnitRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskUnitRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk analysis units on success, null on a business failure. */
         RiskUnitPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskUnitRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety risk event (安全风险事件) identified within a risk analysis unit. Child of a risk unit, parent of control measures.
          *
@@ -2868,39 +2795,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk event on success, null on a business failure. */
         RiskEventsRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskEventsRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk events on success, null on a business failure. */
         RiskEventsPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskEventsRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk control measure (管控措施) of a risk event. Child of a risk event, parent of troubleshooting tasks and (optionally) of hidden-danger records.
          *
@@ -3105,39 +3007,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the control measure on success, null on a business failure. */
         RiskMeasuresRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskMeasuresRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of control measures on success, null on a business failure. */
         RiskMeasuresPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskMeasuresRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting task (隐患排查任务): a recurring inspection of a control measure. Child of a control measure, parent of troubleshooting records.
          *
@@ -3382,39 +3259,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hazard troubleshooting task on success, null on a business failure. */
         TroubleshootTaskRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootTaskRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hazard troubleshooting tasks on success, null on a business failure. */
         TroubleshootTaskPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootTaskRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting record (隐患排查记录): one execution of a troubleshooting task. Child of a task, parent of hidden-danger records found during it.
          *
@@ -3584,39 +3436,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the troubleshooting record on success, null on a business failure. */
         TroubleshootRecordRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootRecordRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of troubleshooting records on success, null on a business failure. */
         TroubleshootRecordPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootRecordRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting information (隐患信息): a hidden danger found, followed from discovery through rectification to acceptance. May name the control measure that failed and the troubleshooting record that found it.
          *
@@ -4001,39 +3828,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hidden-danger record on success, null on a business failure. */
         TroubleshootInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hidden-danger records on success, null on a business failure. */
         TroubleshootInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Special work ticket (特殊作业票) per GB 30871-2022 (hot work, confined space, work at height, ...).
          *
@@ -4385,39 +4187,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the special work ticket on success, null on a business failure. */
         TicketBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TicketBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of special work tickets on success, null on a business failure. */
         TicketBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TicketBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety education and training activity (安全教育培训).
          *
@@ -4687,39 +4464,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the training activity on success, null on a business failure. */
         TrainBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TrainBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of training activities on success, null on a business failure. */
         TrainBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TrainBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
     };
     responses: {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
@@ -7149,3 +6901,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -40,40 +40,53 @@ function dereference(document: OpenApiDocument, node: Node, seen: string[] = [])
   return { ...base, ...own }
 }
 
+/**
+ * Two schemas that must both hold, as one: keywords of either (the same keyword twice only with the same
+ * value), properties merged the same way, required united. A pair that cannot be merged stays an allOf
+ * (and so differs from whatever it is compared with).
+ */
+function merge(a: Node, b: Node): Node {
+  if (isDeepStrictEqual(a, b)) return a
+  const conflict = Object.keys(b).some(
+    (key) => key !== 'properties' && key !== 'required' && key in a && !isDeepStrictEqual(a[key], b[key]),
+  )
+  if (conflict) return { allOf: [a, b] }
+  const merged: Node = { ...a, ...b }
+  if (a.properties || b.properties) {
+    merged.properties = { ...a.properties }
+    for (const [name, schema] of Object.entries<Node>(b.properties ?? {}))
+      merged.properties[name] = name in merged.properties ? merge(merged.properties[name], schema) : schema
+  }
+  if (a.required || b.required) merged.required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])].sort()
+  return merged
+}
+
 /** Prose set aside, allOf merged into its parent, required as a set: what a validator would check. */
 function normalise(node: Node): Node {
   if (Array.isArray(node)) return node.map(normalise)
   if (!node || typeof node !== 'object') return node
   const { description: _description, allOf, ...rest } = node
-  let merged: Node = rest
-  if (Array.isArray(allOf)) {
-    for (const part of allOf) {
-      const branch = normalise(part)
-      for (const key of Object.keys(branch)) {
-        if (key !== 'properties' && key !== 'required' && key in merged && !isDeepStrictEqual(normalise(merged[key]), branch[key]))
-          throw new Error(`allOf branch conflicts on ${key}`)
-      }
-      merged = {
-        ...branch,
-        ...merged,
-        properties: { ...merged.properties, ...branch.properties },
-        required: [...(merged.required ?? []), ...(branch.required ?? [])],
-      }
-    }
-    if (merged.unevaluatedProperties === false) {
-      delete merged.unevaluatedProperties
-      merged.additionalProperties = false
-    }
-  }
   const out: Node = {}
-  for (const [key, value] of Object.entries(merged)) {
-    if (key === 'properties' || key === 'examples' || key.startsWith('x-')) {
+  for (const [key, value] of Object.entries(rest)) {
+    if (key === 'examples' || key.startsWith('x-')) out[key] = value
+    else if (key === 'properties')
       out[key] = Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, normalise(child)]))
-      if (key === 'examples' || key.startsWith('x-')) out[key] = value
-    } else if (key === 'required' && Array.isArray(value)) out[key] = [...new Set(value as string[])].sort()
+    else if (key === 'required' && Array.isArray(value)) out[key] = [...new Set(value as string[])].sort()
     else out[key] = normalise(value)
   }
-  return out
+  if (!Array.isArray(allOf)) return out
+  let merged = out
+  for (const part of allOf) {
+    const branch = normalise(part)
+    // additionalProperties inside a branch sees only that branch's properties: never equivalent.
+    if ('additionalProperties' in branch) return { ...out, allOf: allOf.map(normalise) }
+    merged = merge(merged, branch)
+  }
+  if (merged.unevaluatedProperties === false) {
+    delete merged.unevaluatedProperties
+    merged.additionalProperties = false
+  }
+  return merged
 }
 
 /** What an operation accepts and answers, by operationId. */
