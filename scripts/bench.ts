@@ -22,11 +22,11 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
+import { freePort } from './dev/ports.ts'
 
 // ---- autocannon (no type declarations shipped): the part used here ----
 interface LoadRequest {
@@ -249,17 +249,6 @@ function load(target: Target, mode: 'write' | 'read', seconds: number, checkAnsw
 }
 
 // ---- database ----
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl })
   client.on('error', () => {})

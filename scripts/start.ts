@@ -12,7 +12,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import readline from 'node:readline'
-import { type EmbeddedPostgres, ensureDatabase, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type EmbeddedPostgres, ensureDatabase, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const MAIN = path.join(ROOT, 'src', 'main.ts')

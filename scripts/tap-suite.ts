@@ -9,10 +9,10 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
+import { freePort } from './dev/ports.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')
@@ -59,17 +59,6 @@ function run(args: string[], onStdout?: (chunk: string) => void): Promise<number
     child.on('close', (code, signal) => {
       current = undefined
       resolve(code ?? (signal ? 128 : 1))
-    })
-  })
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
     })
   })
 }
