@@ -111,7 +111,8 @@ function shapes(document: OpenApiDocument): Map<string, Node> {
 function differences(before: Node, after: Node, path = '', limit = 20, out: string[] = []): string[] {
   if (out.length >= limit || isDeepStrictEqual(before, after)) return out
   if (before && after && typeof before === 'object' && typeof after === 'object' && !Array.isArray(before) && !Array.isArray(after)) {
-    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) differences(before[key], after[key], `${path}/${key}`, limit, out)
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)]))
+      differences(before[key], after[key], `${path}/${key}`, limit, out)
   } else out.push(`${path}: ${JSON.stringify(before)?.slice(0, 120)} → ${JSON.stringify(after)?.slice(0, 120)}`)
   return out
 }
@@ -155,7 +156,8 @@ t.test('every component schema name of before the split is still there, with its
     const extensions = (node: Node) => Object.fromEntries(Object.entries(node ?? {}).filter(([key]) => key.startsWith('x-')))
     t.same(extensions(now), extensions(schema), `${name} x- extensions`)
     for (const [field, property] of Object.entries<Node>(schema.properties ?? {})) {
-      if (Object.keys(extensions(property)).length > 0) t.same(extensions(now?.properties?.[field]), extensions(property), `${name}.${field} x- extensions`)
+      if (Object.keys(extensions(property)).length > 0)
+        t.same(extensions(now?.properties?.[field]), extensions(property), `${name}.${field} x- extensions`)
     }
   }
 })
