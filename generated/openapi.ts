@@ -152,7 +152,7 @@ export type paths = {
         put?: never;
         /**
          * Park push status
-         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
+         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); and `reconcile`, the last reconciliation with the park. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
          */
         post: operations["systemSyncStatus"];
         delete?: never;
@@ -181,6 +181,68 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/system/sync/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile with the park
+         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, answers the differences (counts, and ids up to `limit` per resource) and pushes every `missing` and `stale` record again (marks it `pending`). Records still `pending` here are on their way and do not count.
+         *
+         *     Cheap when nothing differs: per resource, both sides compute a digest of all their records (count and a sum of hashes of `id:version:deleted`, in the database) and compare them through `/system/sync/digest`; no record is shipped. Only where digests differ are the ids split into buckets (by md5(id)) and narrowed down, and only small differing buckets are listed record by record. It also runs on a schedule (`SYNC_RECONCILE_CRON`, default daily at 03:17); the last result and its time are part of `/system/sync/status` and `/metrics` (`sync_reconcile_last_*`). When the park cannot be reached, `data.error` says so (the counts then cover what was compared).
+         */
+        post: operations["systemSyncReconcile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/sync/digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Digests of an enterprise's records on the park
+         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. The enterprise edition computes the same digests of its own records: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
+         */
+        post: operations["systemSyncDigest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/enterprise/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enterprises of the park
+         * @description Park edition (403/2003 on the enterprise edition); roles `admin`, `operator`, `viewer`. For each enterprise, each `companyCode` with an `enterprise` account or with records on the park: its accounts, the time of its last push, and per resource the live records and tombstones the park holds. Takes no body or `{}`.
+         */
+        post: operations["systemEnterpriseList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hazard/monitorEquip/add": {
         parameters: {
             query?: never;
@@ -198,7 +260,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["hazardMonitorEquipAdd"];
         delete?: never;
@@ -224,7 +288,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["hazardMonitorEquipUpdate"];
         delete?: never;
@@ -251,7 +317,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["hazardMonitorEquipDelete"];
         delete?: never;
@@ -271,7 +339,7 @@ export type paths = {
         put?: never;
         /**
          * Get a monitoring equipment record by id
-         * @description Returns the live monitoring equipment record named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live monitoring equipment record named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["hazardMonitorEquipGetById"];
         delete?: never;
@@ -291,7 +359,7 @@ export type paths = {
         put?: never;
         /**
          * List monitoring equipment records
-         * @description Returns one page of live monitoring equipment records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live monitoring equipment records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["hazardMonitorEquipList"];
         delete?: never;
@@ -317,6 +385,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["hazardMonitorEquipSearch"];
         delete?: never;
@@ -344,7 +414,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["hazardMonitorEquipAddBatch"];
         delete?: never;
@@ -370,7 +442,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskUnitAdd"];
         delete?: never;
@@ -396,7 +470,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskUnitUpdate"];
         delete?: never;
@@ -424,7 +500,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskUnitDelete"];
         delete?: never;
@@ -444,7 +522,7 @@ export type paths = {
         put?: never;
         /**
          * Get a risk analysis unit by id
-         * @description Returns the live risk analysis unit named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live risk analysis unit named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventRiskUnitGetById"];
         delete?: never;
@@ -464,7 +542,7 @@ export type paths = {
         put?: never;
         /**
          * List risk analysis units
-         * @description Returns one page of live risk analysis units (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live risk analysis units (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventRiskUnitList"];
         delete?: never;
@@ -490,6 +568,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventRiskUnitSearch"];
         delete?: never;
@@ -517,7 +597,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventRiskUnitAddBatch"];
         delete?: never;
@@ -543,7 +625,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskEventsAdd"];
         delete?: never;
@@ -569,7 +653,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskEventsUpdate"];
         delete?: never;
@@ -597,7 +683,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskEventsDelete"];
         delete?: never;
@@ -617,7 +705,7 @@ export type paths = {
         put?: never;
         /**
          * Get a risk event by id
-         * @description Returns the live risk event named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live risk event named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventRiskEventsGetById"];
         delete?: never;
@@ -637,7 +725,7 @@ export type paths = {
         put?: never;
         /**
          * List risk events
-         * @description Returns one page of live risk events (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live risk events (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventRiskEventsList"];
         delete?: never;
@@ -663,6 +751,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventRiskEventsSearch"];
         delete?: never;
@@ -690,7 +780,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventRiskEventsAddBatch"];
         delete?: never;
@@ -716,7 +808,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskMeasuresAdd"];
         delete?: never;
@@ -742,7 +836,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskMeasuresUpdate"];
         delete?: never;
@@ -770,7 +866,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventRiskMeasuresDelete"];
         delete?: never;
@@ -790,7 +888,7 @@ export type paths = {
         put?: never;
         /**
          * Get a control measure by id
-         * @description Returns the live control measure named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live control measure named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventRiskMeasuresGetById"];
         delete?: never;
@@ -810,7 +908,7 @@ export type paths = {
         put?: never;
         /**
          * List control measures
-         * @description Returns one page of live control measures (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live control measures (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventRiskMeasuresList"];
         delete?: never;
@@ -836,6 +934,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventRiskMeasuresSearch"];
         delete?: never;
@@ -863,7 +963,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventRiskMeasuresAddBatch"];
         delete?: never;
@@ -889,7 +991,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootTaskAdd"];
         delete?: never;
@@ -915,7 +1019,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootTaskUpdate"];
         delete?: never;
@@ -943,7 +1049,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootTaskDelete"];
         delete?: never;
@@ -963,7 +1071,7 @@ export type paths = {
         put?: never;
         /**
          * Get a hazard troubleshooting task by id
-         * @description Returns the live hazard troubleshooting task named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live hazard troubleshooting task named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventTroubleshootTaskGetById"];
         delete?: never;
@@ -983,7 +1091,7 @@ export type paths = {
         put?: never;
         /**
          * List hazard troubleshooting tasks
-         * @description Returns one page of live hazard troubleshooting tasks (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live hazard troubleshooting tasks (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTroubleshootTaskList"];
         delete?: never;
@@ -1009,6 +1117,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventTroubleshootTaskSearch"];
         delete?: never;
@@ -1036,7 +1146,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventTroubleshootTaskAddBatch"];
         delete?: never;
@@ -1062,7 +1174,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootRecordAdd"];
         delete?: never;
@@ -1088,7 +1202,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootRecordUpdate"];
         delete?: never;
@@ -1116,7 +1232,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootRecordDelete"];
         delete?: never;
@@ -1136,7 +1254,7 @@ export type paths = {
         put?: never;
         /**
          * Get a troubleshooting record by id
-         * @description Returns the live troubleshooting record named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live troubleshooting record named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventTroubleshootRecordGetById"];
         delete?: never;
@@ -1156,7 +1274,7 @@ export type paths = {
         put?: never;
         /**
          * List troubleshooting records
-         * @description Returns one page of live troubleshooting records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live troubleshooting records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTroubleshootRecordList"];
         delete?: never;
@@ -1182,6 +1300,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventTroubleshootRecordSearch"];
         delete?: never;
@@ -1209,7 +1329,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventTroubleshootRecordAddBatch"];
         delete?: never;
@@ -1235,7 +1357,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootInfoAdd"];
         delete?: never;
@@ -1263,7 +1387,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootInfoUpdate"];
         delete?: never;
@@ -1290,7 +1416,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootInfoDelete"];
         delete?: never;
@@ -1310,7 +1438,7 @@ export type paths = {
         put?: never;
         /**
          * Get a hidden-danger record by id
-         * @description Returns the live hidden-danger record named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live hidden-danger record named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventTroubleshootInfoGetById"];
         delete?: never;
@@ -1330,7 +1458,7 @@ export type paths = {
         put?: never;
         /**
          * List hidden-danger records
-         * @description Returns one page of live hidden-danger records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live hidden-danger records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTroubleshootInfoList"];
         delete?: never;
@@ -1356,6 +1484,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventTroubleshootInfoSearch"];
         delete?: never;
@@ -1383,7 +1513,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventTroubleshootInfoAddBatch"];
         delete?: never;
@@ -1409,7 +1541,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTicketBaseInfoAdd"];
         delete?: never;
@@ -1437,7 +1571,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTicketBaseInfoUpdate"];
         delete?: never;
@@ -1464,7 +1600,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTicketBaseInfoDelete"];
         delete?: never;
@@ -1484,7 +1622,7 @@ export type paths = {
         put?: never;
         /**
          * Get a special work ticket by id
-         * @description Returns the live special work ticket named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live special work ticket named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventTicketBaseInfoGetById"];
         delete?: never;
@@ -1504,7 +1642,7 @@ export type paths = {
         put?: never;
         /**
          * List special work tickets
-         * @description Returns one page of live special work tickets (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live special work tickets (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTicketBaseInfoList"];
         delete?: never;
@@ -1530,6 +1668,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventTicketBaseInfoSearch"];
         delete?: never;
@@ -1557,7 +1697,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventTicketBaseInfoAddBatch"];
         delete?: never;
@@ -1583,7 +1725,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTrainBaseInfoAdd"];
         delete?: never;
@@ -1609,7 +1753,9 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTrainBaseInfoUpdate"];
         delete?: never;
@@ -1636,7 +1782,9 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTrainBaseInfoDelete"];
         delete?: never;
@@ -1656,7 +1804,7 @@ export type paths = {
         put?: never;
         /**
          * Get a training activity by id
-         * @description Returns the live training activity named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`). An unknown or deleted id answers 1004.
+         * @description Returns the live training activity named by `id`, with every field (unset optional fields are null) plus the server-kept fields (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, `sync_error`). An unknown or deleted id answers 1004. On the park edition, where several enterprises may use the same id, `companyCode` names the enterprise; without it the record is answered when exactly one enterprise holds that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003).
          */
         post: operations["preventTrainBaseInfoGetById"];
         delete?: never;
@@ -1676,7 +1824,7 @@ export type paths = {
         put?: never;
         /**
          * List training activities
-         * @description Returns one page of live training activities (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`.
+         * @description Returns one page of live training activities (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTrainBaseInfoList"];
         delete?: never;
@@ -1702,6 +1850,8 @@ export type paths = {
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
          *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
+         *
+         *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
          */
         post: operations["preventTrainBaseInfoSearch"];
         delete?: never;
@@ -1729,7 +1879,9 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
+         *
+         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventTrainBaseInfoAddBatch"];
         delete?: never;
@@ -1795,23 +1947,42 @@ export type components = {
          */
         Mobile: string;
         /**
-         * @description State of the push of this record to the park edition: `pending` the push of the latest version is waiting (set by every business write, in the same transaction); `synced` the park edition acknowledged the latest version (`sync_time` set); `failed` retries with backoff are exhausted (`sync_time` then says when; retried by `/system/sync/retry`, and by the sweep every minute once failed for `SYNC_FAILED_RETRY_SECONDS`, default 60). A sync-status change never changes `updateTime`.
+         * @description State of the push of this record to the park edition: `pending` the push of the latest version is waiting (set by every business write, in the same transaction); `synced` the park edition said it holds exactly the pushed (latest) version (`sync_time` set); `failed` the park refused the record, holds another version than the one pushed, or retries with backoff are exhausted (`sync_error` says why, `sync_time` when; retried by `/system/sync/retry`, by a reconciliation, and by the sweep every minute once failed for `SYNC_FAILED_RETRY_SECONDS`, default 60, at most `SYNC_FAILED_REQUEUE_ROUNDS` times, default 5). A sync-status change never changes `updateTime`. On the park edition records read back `synced`.
          * @example synced
          * @enum {string}
          */
         SyncStatus: "pending" | "synced" | "failed";
         /**
-         * @description User role: `admin` everything, including user and sync administration; `operator` reads and writes of business records; `viewer` reads only.
+         * @description User role: `admin` everything, including user and sync administration; `operator` reads and writes of business records; `viewer` reads only. `enterprise` exists on the park edition only (1002 elsewhere): the account an enterprise edition pushes with, bound to that enterprise's `companyCode`; it pushes and reads its own enterprise's records, nothing else. On the park edition business writes answer 403/2003 for every role (see *The park supervises many enterprises*).
          * @example operator
          * @enum {string}
          */
-        Role: "admin" | "operator" | "viewer";
+        Role: "admin" | "operator" | "viewer" | "enterprise";
         /**
          * @description Key of a business resource (the second path segment).
          * @example riskUnit
          * @enum {string}
          */
         ResourceKey: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo";
+        /** @description The server-kept fields every record carries on reads (`getById`, `list`, `search`): set by the server, never accepted from the caller (1002). */
+        ServerKeptFields: {
+            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`); on the park edition, the enterprise that pushed it (records are keyed there by `companyCode` and `id`). Never accepted from the caller (1002). */
+            companyCode: string;
+            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
+            createTime: components["schemas"]["Instant"];
+            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
+            updateTime: components["schemas"]["Instant"];
+            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
+            createBy: string;
+            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
+            updateBy: string;
+            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
+            sync_time: components["schemas"]["Instant"] | null;
+            /** @description Server-kept: why the last push of this record failed (`park refused with 2003: ...`, `the park holds version 7, not the pushed version 5`, `park unreachable: ...`); null once synced, and after a business write. Usable in `search` conditions. Always null on the park edition. Never accepted from the caller (1002). */
+            sync_error: string | null;
+        };
         /**
          * @description 1-based page number. Default 1. A page past the last one returns an empty `list` (with the real `total`).
          * @default 1
@@ -1870,6 +2041,32 @@ export type components = {
          * @example {}
          */
         EmptyRequest: Record<string, never>;
+        /** @description One page of records, as `list` and `search` answer it; each resource's page envelope gives `list` its record type. */
+        Page: {
+            /** @description The records of this page: an array of the resource's records (each page envelope gives its type). */
+            list: unknown;
+            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
+            total: number;
+            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+            totalExact: boolean;
+            /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
+            pageNum: number;
+            /** @description Page size used. */
+            pageSize: number;
+            /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+            next: string | null;
+        };
+        /** @description Every response, errors included, is exactly `{msg, code, data, success}`; each operation's envelope gives `data` its shape. */
+        Envelope: {
+            /** @description Human-readable message; empty on success. */
+            msg: string;
+            /** @description Business code: 0 success, otherwise the error code (see the code table). */
+            code: number;
+            /** @description Payload on success; null on a business failure. */
+            data: unknown;
+            /** @description true exactly when `code` is 0. */
+            success: boolean;
+        };
         /**
          * @description Envelope of every failure answered with a non-200 HTTP status (and shape of every business failure): `success` false, `data` null.
          * @example {
@@ -1891,18 +2088,11 @@ export type components = {
              * @constant
              */
             success: false;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "msg" | "code" | "data" | "success">;
         /** @description Envelope of writes and other operations without payload: `data` is null on success and on failure. */
         NullEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Outcome of an `add-batch`: each item was validated and stored on its own; items that failed can be corrected and sent again.
          * @example {
@@ -1928,23 +2118,24 @@ export type components = {
                 id: string | null;
                 /** @description 0-based position of the item in `list`. */
                 index: number;
-                /** @description The code this item alone would have got from `add` (1002, 1001, 1003, 1006). */
+                /** @description The code this item alone would have got from `add` (1002, 1001, 1003, 1006); in push mode 1002 (not a valid pushed record) or 2003 (a record of another enterprise than the pushing `enterprise` account's). */
                 code: number;
                 /** @description Why the item failed (same text as `add` would have answered in `msg`). */
                 reason: string;
             }[];
+            /** @description Push mode only (park edition, `X-Sync-Push: 1`): per applied item, in list order, the version of the record the park holds after this call: the pushed `version` when it was applied or already held, a higher one when the park already held a newer version. The enterprise marks a record `synced` only when this is the version it pushed. Absent on a plain `add-batch`. */
+            held?: {
+                id: components["schemas"]["Id"];
+                /** @description 0-based position of the item in `list`. */
+                index: number;
+                /** @description The version the park holds now (null only if a concurrent push of the same record removed it meanwhile). */
+                version: number | null;
+            }[];
         };
         /** @description Envelope of `add-batch`: `data` is the batch result when the batch was processed (code 0, even if some items failed); null on a failure of the whole call. */
         BatchResultEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["BatchResult"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/login`.
          * @example {
@@ -1960,11 +2151,6 @@ export type components = {
         };
         /** @description Envelope of `login`. */
         LoginEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Bearer access token (JWT), valid 30 days: send it as `Authorization: Bearer <token>`. */
                 token: string;
@@ -1973,16 +2159,9 @@ export type components = {
                 /** @description Lifetime of `token` in seconds (2592000 = 30 days). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `refresh`. */
         RefreshEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description New bearer access token (JWT), valid 2 hours. */
                 access_token: string;
@@ -1991,14 +2170,13 @@ export type components = {
                 /** @description Lifetime of `access_token` in seconds (7200 = 2 hours). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description A user account as `user/list` returns it (the password hash is never returned).
          * @example {
          *       "userName": "zhangwei",
          *       "role": "operator",
+         *       "companyCode": null,
          *       "enabled": true,
          *       "createTime": "2026-11-01T09:00:00+08:00",
          *       "updateTime": "2026-11-01T09:00:00+08:00"
@@ -2008,6 +2186,8 @@ export type components = {
             /** @description Login name. */
             userName: string;
             role: components["schemas"]["Role"];
+            /** @description The enterprise an `enterprise` account acts for (park edition); null for every other role. */
+            companyCode?: string | null;
             /** @description false: the user cannot log in (2004) and its tokens are rejected (2002). */
             enabled: boolean;
             /** @description Instant the account was created. */
@@ -2023,6 +2203,12 @@ export type components = {
          *       "role": "operator",
          *       "enabled": true
          *     }
+         * @example {
+         *       "userName": "ent-320115001",
+         *       "password": "Push#320115001",
+         *       "role": "enterprise",
+         *       "companyCode": "320115001"
+         *     }
          */
         UserAddRequest: {
             /** @description Login name: 1..64 of A-Z a-z 0-9 _ . - ; unique (1001). */
@@ -2030,6 +2216,8 @@ export type components = {
             /** @description Initial password, 8..128 characters. Stored only as a salted slow hash; never logged or returned. */
             password: string;
             role: components["schemas"]["Role"];
+            /** @description Required with role `enterprise` (park edition): the 9-digit code of the enterprise the account pushes and reads for; with any other role 1002. Missing with role `enterprise`: 1002. */
+            companyCode?: string;
             /**
              * @description Whether the user may log in. Default true.
              * @default true
@@ -2048,6 +2236,8 @@ export type components = {
             /** @description Login name of the user to change (cannot itself be changed). */
             userName: string;
             role?: components["schemas"]["Role"];
+            /** @description Another enterprise for an `enterprise` account (park edition), or the enterprise of an account becoming one (required then); with any other role 1002. */
+            companyCode?: string;
             /** @description New password, 8..128 characters. */
             password?: string;
             /** @description false disables the account. */
@@ -2065,11 +2255,6 @@ export type components = {
         };
         /** @description Envelope of `user/list`. */
         UserPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description The users of this page. */
                 list: components["schemas"]["User"][];
@@ -2080,18 +2265,11 @@ export type components = {
                 /** @description Page size used. */
                 pageSize: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Body of `/system/sync/status`: none, or `{}`. */
         SyncStatusRequest: components["schemas"]["EmptyRequest"];
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description One entry per resource, in push order (parents first). */
                 resources: {
@@ -2110,10 +2288,12 @@ export type components = {
                 }[];
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
+                /** @description Failed records the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park could not apply, each with its `sync_error`; they wait for `/system/sync/retry` or a reconciliation. Find them with `search` on `sync_status` `failed`. */
+                failedExhausted: number;
+                /** @description The last reconciliation with the park (enterprise edition with a park configured; null before the first run and on the park edition). */
+                reconcile: components["schemas"]["ReconcileResult"] | null;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource. `resource`: only that resource. `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
          * @example {
@@ -2131,18 +2311,11 @@ export type components = {
         };
         /** @description Envelope of `sync/retry`. */
         SyncRetryEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Number of `failed` records set back to `pending` and queued for a new push. */
                 requeued: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Monitoring equipment of a major hazard source (a sensor or detector with its range and alarm thresholds). The spec marks every field required.
          *
@@ -2314,7 +2487,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         MonitorEquipRecord: {
@@ -2364,26 +2538,12 @@ export type components = {
             equipmentType: string;
             /** @description Device name / model. */
             equipmentName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `MonitorEquipRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        MonitorEquipField: "id" | "monitorName" | "monitorCode" | "monitorType" | "numericalUnit" | "rangeMax" | "rangeMin" | "responsibilityPeopleName" | "deptName" | "longitude" | "latitude" | "address" | "manufacturer" | "checkTime" | "checkCycle" | "oneLevelHigh" | "twoLevelHigh" | "oneLevelLow" | "twoLevelLow" | "monitorSpotType" | "state" | "equipmentType" | "equipmentName" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        MonitorEquipField: "id" | "monitorName" | "monitorCode" | "monitorType" | "numericalUnit" | "rangeMax" | "rangeMin" | "responsibilityPeopleName" | "deptName" | "longitude" | "latitude" | "address" | "manufacturer" | "checkTime" | "checkCycle" | "oneLevelHigh" | "twoLevelHigh" | "oneLevelLow" | "twoLevelLow" | "monitorSpotType" | "state" | "equipmentType" | "equipmentName" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/hazard/monitorEquip/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -2489,39 +2649,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the monitoring equipment record on success, null on a business failure. */
         MonitorEquipRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["MonitorEquipRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of monitoring equipment records on success, null on a business failure. */
         MonitorEquipPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["MonitorEquipRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk analysis unit (风险分析单元) of the dual-prevention system: the object (installation, tank farm, warehouse...) whose risks are analysed. Parent of risk events.
          *
@@ -2606,7 +2741,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         RiskUnitRecord: {
@@ -2629,26 +2765,12 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the unit in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskUnitRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        RiskUnitField: "id" | "riskUnitName" | "hazardCode" | "hazardDep" | "hazardLiablePerson" | "riskLevel" | "longitude" | "latitude" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        RiskUnitField: "id" | "riskUnitName" | "hazardCode" | "hazardDep" | "hazardLiablePerson" | "riskLevel" | "longitude" | "latitude" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/riskUnit/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -2727,39 +2849,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk analysis unit on success, null on a business failure. */
         RiskUnitRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskUnitRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk analysis units on success, null on a business failure. */
         RiskUnitPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskUnitRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety risk event (安全风险事件) identified within a risk analysis unit. Child of a risk unit, parent of control measures.
          *
@@ -2809,7 +2906,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         RiskEventsRecord: {
@@ -2819,26 +2917,12 @@ export type components = {
             riskUnitId: components["schemas"]["Id"];
             /** @description Name of the risk event (风险事件名称), e.g. the accident scenario. */
             riskEventName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskEventsRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        RiskEventsField: "id" | "riskUnitId" | "riskEventName" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        RiskEventsField: "id" | "riskUnitId" | "riskEventName" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/riskEvents/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -2893,39 +2977,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk event on success, null on a business failure. */
         RiskEventsRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskEventsRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk events on success, null on a business failure. */
         RiskEventsPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskEventsRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk control measure (管控措施) of a risk event. Child of a risk event, parent of troubleshooting tasks and (optionally) of hidden-danger records.
          *
@@ -3026,7 +3085,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         RiskMeasuresRecord: {
@@ -3055,26 +3115,12 @@ export type components = {
             classify2: "1-1" | "1-2" | "1-3" | "1-4" | "1-5" | "2-1" | "2-2" | "2-3" | "3-1" | "3-2" | "3-3" | "3-4" | "4-1" | "4-2" | "4-3" | "4-4" | "4-5" | null;
             /** @description Measure category, level 3 (管控措施分类3): enterprise-defined free text. Optional; null when not set. */
             classify3: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskMeasuresRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        RiskMeasuresField: "id" | "riskEventId" | "riskMeasureDesc" | "troubleshootContent" | "dataSrc" | "classify1" | "classify2" | "classify3" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        RiskMeasuresField: "id" | "riskEventId" | "riskMeasureDesc" | "troubleshootContent" | "dataSrc" | "classify1" | "classify2" | "classify3" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/riskMeasures/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -3144,39 +3190,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the control measure on success, null on a business failure. */
         RiskMeasuresRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskMeasuresRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of control measures on success, null on a business failure. */
         RiskMeasuresPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskMeasuresRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting task (隐患排查任务): a recurring inspection of a control measure. Child of a control measure, parent of troubleshooting records.
          *
@@ -3296,7 +3317,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         TroubleshootTaskRecord: {
@@ -3331,26 +3353,12 @@ export type components = {
             workType: "0" | "1" | "2" | "3" | null;
             /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootTaskRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        TroubleshootTaskField: "id" | "riskMeasureId" | "troubleshootContent" | "checkCycle" | "checkCycleUnit" | "taskStartTime" | "workStartTime" | "workEndTime" | "workDayType" | "workType" | "taskNum" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        TroubleshootTaskField: "id" | "riskMeasureId" | "troubleshootContent" | "checkCycle" | "checkCycleUnit" | "taskStartTime" | "workStartTime" | "workEndTime" | "workDayType" | "workType" | "taskNum" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/troubleshootTask/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -3435,39 +3443,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hazard troubleshooting task on success, null on a business failure. */
         TroubleshootTaskRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootTaskRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hazard troubleshooting tasks on success, null on a business failure. */
         TroubleshootTaskPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootTaskRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting record (隐患排查记录): one execution of a troubleshooting task. Child of a task, parent of hidden-danger records found during it.
          *
@@ -3541,7 +3524,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         TroubleshootRecordRecord: {
@@ -3560,26 +3544,12 @@ export type components = {
             checkPerson: string | null;
             /** @description Mainland mobile number of the inspector, 11 digits starting with 1[3-9]. Optional; null when not set. */
             checkPersonMobile: components["schemas"]["Mobile"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootRecordRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        TroubleshootRecordField: "id" | "checkTaskId" | "checkTime" | "checkStatus" | "checkPerson" | "checkPersonMobile" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        TroubleshootRecordField: "id" | "checkTaskId" | "checkTime" | "checkStatus" | "checkPerson" | "checkPersonMobile" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/troubleshootRecord/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -3651,39 +3621,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the troubleshooting record on success, null on a business failure. */
         TroubleshootRecordRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootRecordRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of troubleshooting records on success, null on a business failure. */
         TroubleshootRecordPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootRecordRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting information (隐患信息): a hidden danger found, followed from discovery through rectification to acceptance. May name the control measure that failed and the troubleshooting record that found it.
          *
@@ -3888,7 +3833,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         TroubleshootInfoRecord: {
@@ -3954,26 +3900,12 @@ export type components = {
             checkAcceptTime: components["schemas"]["Date"] | null;
             /** @description Acceptance comment (验收意见). Optional; null when not set. */
             checkAcceptComment: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        TroubleshootInfoField: "id" | "hazardCode" | "riskMeasureId" | "checkRecordId" | "dangerName" | "dangerLevel" | "registTime" | "registrant" | "dangerSrc" | "dangerManageType" | "hazardDangerType" | "hazardCategory" | "dangerDesc" | "dangerReason" | "controlMeasures" | "cost" | "liablePerson" | "dangerManageDeadline" | "dangerState" | "checkAcceptPerson" | "checkAcceptTime" | "checkAcceptComment" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        TroubleshootInfoField: "id" | "hazardCode" | "riskMeasureId" | "checkRecordId" | "dangerName" | "dangerLevel" | "registTime" | "registrant" | "dangerSrc" | "dangerManageType" | "hazardDangerType" | "hazardCategory" | "dangerDesc" | "dangerReason" | "controlMeasures" | "cost" | "liablePerson" | "dangerManageDeadline" | "dangerState" | "checkAcceptPerson" | "checkAcceptTime" | "checkAcceptComment" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/troubleshootInfo/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -4082,39 +4014,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hidden-danger record on success, null on a business failure. */
         TroubleshootInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hidden-danger records on success, null on a business failure. */
         TroubleshootInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Special work ticket (特殊作业票) per GB 30871-2022 (hot work, confined space, work at height, ...).
          *
@@ -4297,7 +4204,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         TicketBaseInfoRecord: {
@@ -4353,26 +4261,12 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the work location in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TicketBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        TicketBaseInfoField: "id" | "ticketNo" | "workType" | "workLevel" | "ticketStatus" | "planStartTime" | "planEndTime" | "startTime" | "endTime" | "issueTime" | "ticketPosition" | "ticketContent" | "workDept" | "workerName" | "supervisorName" | "isContractorWork" | "contractorOrg" | "riskIdentification" | "longitude" | "latitude" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        TicketBaseInfoField: "id" | "ticketNo" | "workType" | "workLevel" | "ticketStatus" | "planStartTime" | "planEndTime" | "startTime" | "endTime" | "issueTime" | "ticketPosition" | "ticketContent" | "workDept" | "workerName" | "supervisorName" | "isContractorWork" | "contractorOrg" | "riskIdentification" | "longitude" | "latitude" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/ticketBaseInfo/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -4480,39 +4374,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the special work ticket on success, null on a business failure. */
         TicketBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TicketBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of special work tickets on success, null on a business failure. */
         TicketBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TicketBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety education and training activity (安全教育培训).
          *
@@ -4647,7 +4516,8 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:05:12+08:00"
+         *       "sync_time": "2026-11-21T13:05:12+08:00",
+         *       "sync_error": null
          *     }
          */
         TrainBaseInfoRecord: {
@@ -4687,26 +4557,12 @@ export type components = {
             cost: components["schemas"]["Decimal"] | null;
             /** @description Summary / assessment of the training (培训总结). Optional; null when not set. */
             summary: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TrainBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        TrainBaseInfoField: "id" | "trainName" | "trainType" | "trainMode" | "trainStartTime" | "trainEndTime" | "trainHours" | "organizer" | "trainer" | "location" | "participantCount" | "passCount" | "participantNames" | "cost" | "summary" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time";
+        TrainBaseInfoField: "id" | "trainName" | "trainType" | "trainMode" | "trainStartTime" | "trainEndTime" | "trainHours" | "organizer" | "trainer" | "location" | "participantCount" | "passCount" | "participantNames" | "cost" | "summary" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/prevent/trainBaseInfo/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -4796,38 +4652,169 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the training activity on success, null on a business failure. */
         TrainBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TrainBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of training activities on success, null on a business failure. */
         TrainBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TrainBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), and what it pushed again.
+         * @example {
+         *       "time": "2026-11-22T03:17:00+08:00",
+         *       "differences": 2,
+         *       "repushed": 2,
+         *       "error": null,
+         *       "resources": [
+         *         {
+         *           "resource": "riskUnit",
+         *           "enterprise": 120,
+         *           "park": 119,
+         *           "missing": 1,
+         *           "stale": 1,
+         *           "parkOnly": 0,
+         *           "ids": [
+         *             "RU-007",
+         *             "RU-031"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        ReconcileResult: {
+            /** @description When the reconciliation ran. */
+            time: components["schemas"]["Instant"];
+            /** @description Records that differ, every resource (`missing` + `stale` + `parkOnly`). */
+            differences: number;
+            /** @description Records marked `pending` to be pushed again (`missing` and `stale` ones). */
+            repushed: number;
+            /** @description Why the reconciliation could not complete (the park unreachable, say); null when it completed. The counts then cover the resources compared before the failure. */
+            error: string | null;
+            /** @description One entry per resource compared. */
+            resources: {
+                resource: components["schemas"]["ResourceKey"];
+                /** @description Records (tombstones included) the enterprise holds. */
+                enterprise: number;
+                /** @description Records (tombstones included) the park holds for this enterprise. */
+                park: number;
+                /** @description Held by the enterprise, absent on the park (pushed again). */
+                missing: number;
+                /** @description Held by both at another version, or deleted on one side only (pushed again; when the park holds a newer version than the enterprise, the push ends `failed` with that reason). */
+                stale: number;
+                /** @description Held by the park for this enterprise and unknown to the enterprise (reported; a push cannot remove them). */
+                parkOnly: number;
+                /** @description Ids of differing records, up to `limit`. */
+                ids: components["schemas"]["Id"][];
+            }[];
+        };
+        /**
+         * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per resource (1..1000, default 100). Every difference is pushed again, listed or not.
+         * @example {
+         *       "limit": 100
+         *     }
+         */
+        ReconcileRequest: {
+            /**
+             * @description Ids listed per resource, at most.
+             * @default 100
+             */
+            limit: number;
+        };
+        /** @description Envelope of `sync/reconcile`. */
+        ReconcileEnvelope: {
+            data: components["schemas"]["ReconcileResult"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `/system/sync/digest`. Records are put in buckets by the leading hex digits of md5(`id`); `prefixes` names buckets, all of one length (0..8 hex digits; `""` is every record). Without `records`: a digest per bucket; with `records: true`: the (`id`, `version`, `deleted`) of the records in those buckets (at most 5000, else 1002: ask for longer prefixes).
+         * @example {
+         *       "resource": "riskUnit",
+         *       "companyCode": "320115001",
+         *       "prefixes": [
+         *         ""
+         *       ]
+         *     }
+         * @example {
+         *       "resource": "riskUnit",
+         *       "prefixes": [
+         *         "3a",
+         *         "f0"
+         *       ],
+         *       "records": true
+         *     }
+         */
+        DigestRequest: {
+            resource: components["schemas"]["ResourceKey"];
+            /** @description The enterprise: required for an `admin`; an `enterprise` account may only name its own (403/2003 otherwise) or leave it out. */
+            companyCode?: string;
+            /** @description Buckets, as leading hex digits of md5(id), all of the same length (1002 otherwise). */
+            prefixes: string[];
+            /**
+             * @description true to list the records of the buckets instead of their digests.
+             * @default false
+             */
+            records: boolean;
+        };
+        /** @description Envelope of `sync/digest`. */
+        DigestEnvelope: {
+            data: {
+                buckets: {
+                    /** @description The bucket. */
+                    prefix: string;
+                    /** @description Records (tombstones included) in the bucket. */
+                    count: number;
+                    /** @description Decimal sum over the bucket's records of the first 60 bits of md5(`id:version:deleted`): equal holdings give equal digests. */
+                    digest: string;
+                }[];
+            } | {
+                records: {
+                    id: components["schemas"]["Id"];
+                    /** @description The version held. */
+                    version: number;
+                    /** @description true for a tombstone. */
+                    deleted: boolean;
+                }[];
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Envelope of `enterprise/list`. */
+        EnterpriseListEnvelope: {
+            data: {
+                /** @description Every enterprise with an `enterprise` account or with records on the park, by `companyCode`. */
+                list: {
+                    /** @description The enterprise's 9-digit code. */
+                    companyCode: string;
+                    /** @description User names of its `enterprise` accounts (empty when its records were pushed by an admin). */
+                    accounts: string[];
+                    /** @description When its last push arrived; null when none did. */
+                    lastPushTime: components["schemas"]["Instant"] | null;
+                    /** @description Per resource, what the park holds of this enterprise. */
+                    resources: {
+                        resource: components["schemas"]["ResourceKey"];
+                        /** @description Live records held. */
+                        live: number;
+                        /** @description Tombstones held. */
+                        deleted: number;
+                    }[];
+                }[];
+                /** @description Number of enterprises listed. */
+                total: number;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `getById`: the record identifier and, on the park edition where several enterprises may use one id, optionally the enterprise's `companyCode` (without it: the record when exactly one enterprise holds that id, 1002 naming `companyCode` when several do). On the enterprise edition `companyCode` can only name its own enterprise (another one: 1004).
+         * @example {
+         *       "id": "RU-001"
+         *     }
+         * @example {
+         *       "id": "RU-001",
+         *       "companyCode": "320115001"
+         *     }
+         */
+        GetByIdRequest: {
+            id: components["schemas"]["Id"];
+            /** @description 9-digit code of the enterprise holding the record. */
+            companyCode?: string;
         };
     };
     responses: {
@@ -4898,7 +4885,7 @@ export type components = {
         };
     };
     parameters: {
-        /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+        /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
         SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
         IdempotencyKey: string;
@@ -5178,6 +5165,99 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    systemSyncReconcile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReconcileRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, or no park configured. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconcileEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemSyncDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigestRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, prefixes of different lengths, no `companyCode` from an admin, or more than 5000 records asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemEnterpriseList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a body other than `{}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnterpriseListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     hazardMonitorEquipAdd: {
         parameters: {
             query?: never;
@@ -5289,7 +5369,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -5379,7 +5459,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -5520,7 +5600,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -5610,7 +5690,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -5751,7 +5831,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -5841,7 +5921,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -5982,7 +6062,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -6072,7 +6152,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -6213,7 +6293,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -6303,7 +6383,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -6444,7 +6524,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -6534,7 +6614,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -6675,7 +6755,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -6765,7 +6845,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -6906,7 +6986,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -6996,7 +7076,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7137,7 +7217,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {
@@ -7227,7 +7307,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push (an `admin` account of the park). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). Each item is applied by `id` with upsert semantics, and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data; applied records read back with `sync_status` `synced`. Cross-field rules and state machines were enforced by the enterprise and are not checked again; references are (a child whose parent was not pushed yet fails with 1006 and is pushed again). On the enterprise edition, and without this header, `add-batch` adds new records. */
+                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7258,3 +7338,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

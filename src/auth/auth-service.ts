@@ -3,7 +3,7 @@
 // it), `gen` is the user's token generation (a password change or a disable ends older tokens).
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { JWT } from '@fastify/jwt'
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 import type { Prisma } from '../store/database.ts'
 import { AUTH_CHANNEL, type AuthState, type UserState } from './auth-state.ts'
 import { hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'
@@ -151,7 +151,10 @@ export class AuthService {
     if (!current) throw new BusinessError(Code.notFound, `user not found: ${input.userName}`)
     const role = input.role ?? (current.role as Role)
     // An enterprise account keeps its companyCode unless another is given; other roles have none.
-    const companyCode = checkCompanyCode(role, input.companyCode ?? (role === 'enterprise' ? (current.companyCode ?? undefined) : undefined))
+    const companyCode = checkCompanyCode(
+      role,
+      input.companyCode ?? (role === 'enterprise' ? (current.companyCode ?? undefined) : undefined),
+    )
     const losesAdmin = current.role === 'admin' && ((input.role !== undefined && input.role !== 'admin') || input.enabled === false)
     if (losesAdmin) await this.keepOneAdmin(input.userName)
     const endsTokens = input.password !== undefined || input.enabled === false
@@ -217,6 +220,7 @@ function checkCompanyCode(role: Role, companyCode: string | undefined): string |
     if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required for role enterprise')
     return companyCode
   }
-  if (companyCode !== undefined) throw new BusinessError(Code.badParameter, `companyCode: only an enterprise account has one, not role ${role}`)
+  if (companyCode !== undefined)
+    throw new BusinessError(Code.badParameter, `companyCode: only an enterprise account has one, not role ${role}`)
   return null
 }

@@ -61,7 +61,9 @@ export class AuthState {
         do {
           this.reloadAgain = false
           const [users, sessions] = await Promise.all([
-            this.prisma.appUser.findMany({ select: { userName: true, role: true, companyCode: true, enabled: true, tokenGeneration: true } }),
+            this.prisma.appUser.findMany({
+              select: { userName: true, role: true, companyCode: true, enabled: true, tokenGeneration: true },
+            }),
             this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
           ])
           this.users = new Map(

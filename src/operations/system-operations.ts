@@ -1,12 +1,27 @@
 // Login, tokens, user administration and push administration (the `system` module).
 import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
 import type { Edition } from '../config.ts'
-import { BusinessError, Code, type Envelope, success } from '../http/business-error.ts'
-import type { Reconciler } from '../park/reconcile.ts'
+import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
+
+/** A reconciliation's outcome as kept and answered (park/reconcile.ts computes it). */
+export interface ReconcileOutcome {
+  /** ISO 8601 instant of the run. */
+  time: string
+  differences: number
+  repushed: number
+  error: string | null
+  resources: unknown[]
+}
+
+/** Reconciliation with the park (enterprise edition with a park configured): park/reconcile.ts. */
+export interface ReconcileRunner {
+  run(limit?: number): Promise<ReconcileOutcome>
+  last(): Promise<ReconcileOutcome | null>
+}
 
 export class SystemOperations {
   private readonly auth: AuthService
@@ -20,7 +35,7 @@ export class SystemOperations {
   /** Digests and the park overview (park edition); digests of the enterprise's own records too. */
   private readonly park: ParkStore
   /** Enterprise edition with a park configured. */
-  private readonly reconciler: Reconciler | undefined
+  private readonly reconciler: ReconcileRunner | undefined
   private readonly failedRequeueRounds: number
 
   constructor(options: {
@@ -31,7 +46,7 @@ export class SystemOperations {
     wakePush: () => void
     edition: Edition
     park: ParkStore
-    reconciler: Reconciler | undefined
+    reconciler: ReconcileRunner | undefined
     failedRequeueRounds: number
   }) {
     this.edition = options.edition
@@ -104,7 +119,8 @@ export class SystemOperations {
 
   /** Enterprise edition: compares with the park, answers the differences and pushes them again. */
   async syncReconcile(body: { limit?: number } | undefined): Promise<Envelope> {
-    if (this.edition !== 'enterprise') throw new BusinessError(Code.forbidden, 'permission denied: reconciliation runs on the enterprise edition')
+    if (this.edition !== 'enterprise')
+      throw new BusinessError(Code.forbidden, 'permission denied: reconciliation runs on the enterprise edition')
     if (!this.reconciler) throw new BusinessError(Code.badParameter, 'no park configured (PARK_URL): nothing to reconcile with')
     const result = await this.reconciler.run(body?.limit ?? 100)
     return success({ ...result, time: this.format(new Date(result.time)) })
@@ -138,7 +154,8 @@ export class SystemOperations {
 
   /** Park edition: every enterprise with an account or records, its accounts, last push and holdings. */
   async enterpriseList(): Promise<Envelope> {
-    if (this.edition !== 'park') throw new BusinessError(Code.forbidden, 'permission denied: the enterprise overview is served by the park edition')
+    if (this.edition !== 'park')
+      throw new BusinessError(Code.forbidden, 'permission denied: the enterprise overview is served by the park edition')
     const list = await this.park.enterprises()
     return success({
       list: list.map((entry) => ({ ...entry, lastPushTime: entry.lastPushTime && this.format(entry.lastPushTime) })),

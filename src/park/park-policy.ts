@@ -4,7 +4,7 @@
 //   enterprise) or an `enterprise` account (its own, checked per item);
 // - an `enterprise` account reads its own enterprise's records and pushes them, nothing else (the
 //   document's x-roles list where it may call at all).
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 
 export interface ParkRequest {
   /** The operation's x-action (resource operations), undefined for system operations. */
@@ -28,6 +28,3 @@ export function parkRefusal(request: ParkRequest): BusinessError | undefined {
   }
   return undefined
 }
-
-/** On the enterprise edition the `enterprise` role does not exist (no account can hold it). */
-export const PARK_ONLY_ROLE = 'enterprise'

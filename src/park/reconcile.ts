@@ -90,10 +90,10 @@ export class Reconciler {
       result.error = (error as Error).message
     }
     if (result.repushed > 0) this.wake()
-    await this.pool.query(
-      `INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-      [SETTING, JSON.stringify(result)],
-    )
+    await this.pool.query(`INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [
+      SETTING,
+      JSON.stringify(result),
+    ])
     return result
   }
 

@@ -43,7 +43,10 @@ export async function migrate(pool: pg.Pool, edition: MigrationEdition = 'enterp
 }
 
 /** The newest migration version shipped with this code (what /health/ready expects to find), of each set the edition applies. */
-export async function latestMigrationVersion(pool: pg.Pool, edition: MigrationEdition = 'enterprise'): Promise<{ expected: number; actual: number }> {
+export async function latestMigrationVersion(
+  pool: pg.Pool,
+  edition: MigrationEdition = 'enterprise',
+): Promise<{ expected: number; actual: number }> {
   let result = { expected: 0, actual: 0 }
   for (const set of setsOf(edition)) {
     const migrator = postgrator(pool, set)

@@ -98,7 +98,8 @@ export class ParkStore {
     const instants = new Set([...resource.fields, ...PUSHED_SERVER_FIELDS].filter((f) => f.kind === 'instant').map((f) => f.name))
     const rows = items.map((item) => {
       const row: ApiRecord = {}
-      for (const [name, value] of Object.entries(item)) row[name] = instants.has(name) && typeof value === 'string' ? toSecond(value) : value
+      for (const [name, value] of Object.entries(item))
+        row[name] = instants.has(name) && typeof value === 'string' ? toSecond(value) : value
       return row
     })
     const { rows: held } = await this.pool.query(this.applySql.get(resource.key)!, [JSON.stringify(rows)])

@@ -179,7 +179,9 @@ export class SyncStore {
                 `WHERE sync_status = 'failed' AND sync_rounds < $2 AND sync_time <= now() - make_interval(secs => $1)`,
               [sweep.restedSeconds, sweep.rounds],
             )
-          : await this.pool.query(`UPDATE ${table} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0 WHERE sync_status = 'failed'`)
+          : await this.pool.query(
+              `UPDATE ${table} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0 WHERE sync_status = 'failed'`,
+            )
       requeued += rowCount ?? 0
     }
     return requeued

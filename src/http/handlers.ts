@@ -4,12 +4,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
-import { type BusinessCode, BusinessError, Code, type Envelope, statusOf, success } from '../http/business-error.ts'
+import { type BusinessCode, BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
-import type { Idempotency } from './idempotency.ts'
-import type { ResourceOperations } from './resource-operations.ts'
-import type { SystemOperations } from './system-operations.ts'
+import type { Idempotency } from '../operations/idempotency.ts'
+import type { ResourceOperations } from '../operations/resource-operations.ts'
+import type { SystemOperations } from '../operations/system-operations.ts'
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
@@ -66,7 +66,9 @@ export function operationHandlers(options: {
   const pageQuery = (request: FastifyRequest) => {
     const query = body(request) ?? {}
     const own = ownCompany(request)
-    return own === undefined ? query : { ...query, conditions: [...(query.conditions ?? []), { field: 'companyCode', op: 'eq', value: own }] }
+    return own === undefined
+      ? query
+      : { ...query, conditions: [...(query.conditions ?? []), { field: 'companyCode', op: 'eq', value: own }] }
   }
   handlers.set('systemLogin', (request) => system.login(body(request)))
   handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
@@ -99,7 +101,8 @@ export function operationHandlers(options: {
       case 'addBatch':
         return write(operationId, addBatch(resource))
       case 'getById':
-        return async (request) => success(await resources.getById(resource, body(request).id, readCompany(request, body(request).companyCode)))
+        return async (request) =>
+          success(await resources.getById(resource, body(request).id, readCompany(request, body(request).companyCode)))
       case 'list':
       case 'search':
         return async (request) => success(await resources.page(resource, pageQuery(request)))
