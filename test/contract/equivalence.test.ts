@@ -129,7 +129,32 @@ function compare(before: OpenApiDocument, after: OpenApiDocument): string[] {
   return problems
 }
 
-const current = loadOpenApi().document
+/**
+ * The contract changes made since the split, undone: what remains must be the split document. Each
+ * later issue that changes the contract on purpose lists its changes here (additions only; the
+ * breaking-change check guards the released contract).
+ */
+function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(document)
+  // Issue 10, the park supervises many enterprises: the `enterprise` role and its companyCode,
+  // getById's companyCode, sync_error on records, the push answer's `held`, the status's
+  // failedExhausted and reconcile, and three system operations.
+  for (const path of ['/system/sync/reconcile', '/system/sync/digest', '/system/enterprise/list']) delete copy.paths[path]
+  const schemas = copy.components.schemas
+  for (const name of ['User', 'UserAddRequest', 'UserUpdateRequest']) delete schemas[name].properties.companyCode
+  schemas.UserAddRequest.examples = schemas.UserAddRequest.examples.filter((example: Node) => example.role !== 'enterprise')
+  for (const example of schemas.User.examples) delete example.companyCode
+  const added = new Set(['enterprise', 'sync_error', 'held', 'failedExhausted', 'reconcile'])
+  const undo = (node: Node): Node => {
+    if (Array.isArray(node)) return node.filter((item) => !added.has(item)).map(undo)
+    if (!node || typeof node !== 'object') return node
+    if (node.$ref === '#/components/schemas/GetByIdRequest') return { ...node, $ref: '#/components/schemas/IdRequest' }
+    return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (added.has(key) ? [] : [[key, undo(value)]])))
+  }
+  return undo(copy)
+}
+
+const current = withoutLaterChanges(loadOpenApi().document)
 
 t.test('every operation accepts and answers exactly the schemas it did before the split', async (t) => {
   t.equal(shapes(current).size, shapes(REFERENCE).size)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { listOperations, loadOpenApi } from '../../src/contract/openapi-document.ts'
 import { PARENT_FIELD, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'
-import { startService } from '../helpers/service.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const { document } = loadOpenApi()
 const service = await startService(t)
@@ -18,8 +18,8 @@ async function ok(path: string, body?: unknown, callToken = token) {
   return reply.body.data
 }
 
-t.test('the document lists the 72 operations of CONTRACT §1', async (t) => {
-  t.equal(listOperations(document).length, 72)
+t.test('the document lists the 72 operations of CONTRACT §1 and the 3 of §10', async (t) => {
+  t.equal(listOperations(document).length, 75)
 })
 
 t.test('every resource operation', async (t) => {
@@ -58,6 +58,26 @@ t.test('every system operation', async (t) => {
   t.equal(status.resources.length, 9)
   await ok('/system/sync/retry', {})
   await ok('/system/logout', undefined, session.token)
+})
+
+t.test('the park edition and reconciliation with it', async (t) => {
+  const park = await startService(t, { env: { EDITION: 'park' } })
+  const parkToken = await park.login()
+  const enterprise = await startService(t, { env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD } })
+  const enterpriseToken = await enterprise.login()
+  const okOn = async (on: typeof park, path: string, body: unknown, callToken: string) => {
+    const reply = await on.call(path, body, { token: callToken })
+    called.add(operationIdOf.get(path)!)
+    if (reply.body.code !== 0) throw new Error(`${path}: ${reply.status} ${reply.body.code} ${reply.body.msg}`)
+    return reply.body.data
+  }
+  const digests = await okOn(park, '/system/sync/digest', { resource: 'riskUnit', companyCode: '000000000', prefixes: [''] }, parkToken)
+  t.same(digests.buckets, [{ prefix: '', count: 0, digest: '0' }])
+  const overview = await okOn(park, '/system/enterprise/list', {}, parkToken)
+  t.same(overview, { list: [], total: 0 })
+  const reconciled = await okOn(enterprise, '/system/sync/reconcile', {}, enterpriseToken)
+  t.equal(reconciled.differences, 0)
+  t.equal(reconciled.error, null)
 })
 
 t.test('no operation was left uncalled', async (t) => {
