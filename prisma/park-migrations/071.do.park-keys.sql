@@ -36,8 +36,8 @@ ALTER TABLE ticket_base_info DROP CONSTRAINT ticket_base_info_pkey, ADD PRIMARY 
 CREATE INDEX ticket_base_info_park_id ON ticket_base_info (id);
 ALTER TABLE train_base_info DROP CONSTRAINT train_base_info_pkey, ADD PRIMARY KEY ("companyCode", id);
 CREATE INDEX train_base_info_park_id ON train_base_info (id);
-DROP INDEX monitor_equip_code_live;
-DROP INDEX ticket_base_info_no_live;
+DROP INDEX "monitor_equip_monitorCode_unique";
+DROP INDEX "ticket_base_info_ticketNo_unique";
 
 -- Per enterprise: when its last push arrived (POST /system/enterprise/list).
 CREATE TABLE park_enterprise (
