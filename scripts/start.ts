@@ -15,6 +15,7 @@ import path from 'node:path'
 import { type DemoEdition, demoEditions, MAIN, spawnMain, whyEditionCannotStart } from './dev/editions.ts'
 import { type EmbeddedPostgres, ensureDatabase, PortInUseError, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
 import { exitCodeOf, fail, onSignals } from './dev/signals.ts'
+import { ensureEnterpriseAccount, type ParkAccount } from './dev/park-account.ts'
 import { Supervisor } from './dev/supervisor.ts'
 
 interface DemoSettings {
@@ -67,7 +68,19 @@ async function demoSettings(): Promise<DemoSettings> {
   return settings
 }
 
-/** The park's admin password, kept across restarts since the enterprise logs in with it. */
+/** The enterprise's account on the park: one per companyCode, its password kept across restarts. */
+async function parkEnterpriseAccount(dataDir: string): Promise<ParkAccount> {
+  const companyCode = /^[0-9]{9}$/.test(process.env.COMPANY_CODE ?? '') ? process.env.COMPANY_CODE! : '000000000'
+  const file = path.join(dataDir, 'park-enterprise-password')
+  let password = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
+  if (password === '') {
+    password = randomBytes(15).toString('base64url')
+    await fs.writeFile(file, password + '\n', { mode: 0o600 })
+  }
+  return { userName: `enterprise-${companyCode}`, password, companyCode }
+}
+
+/** The park's admin password, kept across restarts. */
 async function parkAdminPassword(dataDir: string): Promise<{ password: string; isNew: boolean }> {
   const file = path.join(dataDir, 'park-admin-password')
   const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
@@ -98,7 +111,7 @@ async function startDatabase(supervisor: Supervisor, { dataDir, pgPort }: DemoSe
   }
 }
 
-function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: string; isNew: boolean }): string {
+function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: string; isNew: boolean }, account: ParkAccount): string {
   const { dataDir, pgPort, parkPort, enterprisePort } = settings
   const rel = path.relative(process.cwd(), dataDir) || '.'
   const shown = rel.startsWith('..') ? dataDir : rel
@@ -108,6 +121,7 @@ function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: 
     `  enterprise edition  http://localhost:${enterprisePort}   (Swagger UI: http://localhost:${enterprisePort}/docs)`,
     `  park edition        http://localhost:${parkPort}   (Swagger UI: http://localhost:${parkPort}/docs)`,
     `  park login          admin / ${park.isNew ? `${park.password}   (generated; kept in ${passwordFile})` : `password in ${passwordFile}`}`,
+    `  pushes as           ${account.userName} (role enterprise, companyCode ${account.companyCode}; password in ${path.join(shown, 'park-enterprise-password')})`,
     `  data                ${shown}/  (PostgreSQL 17 on 127.0.0.1:${pgPort}, databases safety_enterprise and safety_park${pgData})`,
   ]
   if (process.env.ADMIN_PASSWORD && process.env.ADMIN_PASSWORD !== park.password) {
@@ -120,7 +134,8 @@ function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: 
 async function runDemo(): Promise<void> {
   const settings = await demoSettings()
   const park = await parkAdminPassword(settings.dataDir)
-  const editions = demoEditions(settings.enterprisePort, settings.parkPort, park.password)
+  const account = await parkEnterpriseAccount(settings.dataDir)
+  const editions = demoEditions(settings.enterprisePort, settings.parkPort, park.password, account)
   for (const edition of editions) {
     const why = await whyEditionCannotStart(edition)
     if (why) fail(why)
@@ -137,8 +152,19 @@ async function runDemo(): Promise<void> {
     return supervisor.shutdown(1)
   }
   if (supervisor.shuttingDown) return
-  process.stdout.write(banner(settings, supervisor.db, park))
-  for (const edition of editions) supervisor.launch(edition.name, { ...edition.env, DATABASE_URL: urls.get(edition) })
+  process.stdout.write(banner(settings, supervisor.db, park, account))
+  // The park first: the enterprise pushes with an account the park must have.
+  const [parkEdition, enterpriseEdition] = editions
+  supervisor.launch(parkEdition.name, { ...parkEdition.env, DATABASE_URL: urls.get(parkEdition) })
+  try {
+    await ensureEnterpriseAccount(`http://127.0.0.1:${settings.parkPort}`, park.password, account)
+  } catch (err) {
+    if (supervisor.shuttingDown) return
+    process.stderr.write(`start: ${(err as Error).message}\n`)
+    return supervisor.shutdown(1)
+  }
+  if (supervisor.shuttingDown) return
+  supervisor.launch(enterpriseEdition.name, { ...enterpriseEdition.env, DATABASE_URL: urls.get(enterpriseEdition) })
 }
 
 if (!existsSync(MAIN)) fail(`${path.relative(process.cwd(), MAIN)} not found`)

@@ -33,14 +33,22 @@ export interface DemoEdition {
   portSetting: 'PORT' | 'PARK_PORT'
 }
 
-/** The park edition and the enterprise edition pushing to it, with the park's admin password. */
-export function demoEditions(enterprisePort: number, parkPort: number, parkPassword: string): DemoEdition[] {
+/**
+ * The park edition (its admin's password) and the enterprise edition pushing to it with its
+ * `enterprise` account of the park (created by scripts/dev/park-account.ts once the park is ready).
+ */
+export function demoEditions(
+  enterprisePort: number,
+  parkPort: number,
+  parkPassword: string,
+  account: { userName: string; password: string },
+): DemoEdition[] {
   // The park edition pushes nowhere: drop the park-client settings meant for an enterprise.
   const base = { ...process.env }
   for (const name of ['PARK_URL', 'PARK_USER', 'PARK_PASSWORD', 'DATABASE_URL']) delete base[name]
   const park = { ...base, EDITION: 'park', PORT: String(parkPort), ADMIN_PASSWORD: parkPassword }
   const enterprise = { ...base, EDITION: 'enterprise', PORT: String(enterprisePort) }
-  Object.assign(enterprise, { PARK_URL: `http://127.0.0.1:${parkPort}`, PARK_USER: 'admin', PARK_PASSWORD: parkPassword })
+  Object.assign(enterprise, { PARK_URL: `http://127.0.0.1:${parkPort}`, PARK_USER: account.userName, PARK_PASSWORD: account.password })
   return [
     { name: 'park', env: park, port: parkPort, portSetting: 'PARK_PORT' },
     { name: 'enterprise', env: enterprise, port: enterprisePort, portSetting: 'PORT' },
