@@ -46,7 +46,7 @@ export class ParkPush {
   private readonly sync: SyncStore
   private readonly registry: ResourceRegistry
   readonly client: ParkClient
-  private readonly settings: PushSettings
+  readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
   reconciler: Reconciler | undefined

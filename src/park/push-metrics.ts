@@ -32,6 +32,14 @@ export function registerPushMetrics(
   })
   metrics.registerMetric(oldest)
   if (!push) return
+  new Gauge({
+    name: 'sync_records_failed_exhausted',
+    help: 'Failed records the sweep no longer queues again (SYNC_FAILED_REQUEUE_ROUNDS reached): they wait for a retry or a reconciliation.',
+    registers: [metrics],
+    async collect() {
+      this.set(await sync.exhausted(resources.all, push.settings.failedRequeueRounds))
+    },
+  })
   const queue = new Gauge({
     name: 'park_push_jobs',
     help: 'Jobs of the park-push queue by state (queued, active, failed).',
