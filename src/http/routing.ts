@@ -2,6 +2,9 @@
 // fastify-openapi-glue copies from the document (operationId included).
 import type { FastifyRequest } from 'fastify'
 
+/** Route options of the pages outside the contract (docs, health, metrics): not rate limited. */
+export const OUTSIDE_CONTRACT = { config: { rateLimit: false } }
+
 /** The operationId of the document's operation a request is for, if it is for one. */
 export function operationIdOf(request: FastifyRequest): string | undefined {
   return operationIdOfSchema(request.routeOptions.schema)

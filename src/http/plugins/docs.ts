@@ -8,15 +8,15 @@ import fastifySwagger, { type StaticDocumentSpec } from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { OUTSIDE_CONTRACT } from '../routing.ts'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 
 export const DOCS_PREFIX = '/docs'
 
 async function docs(app: FastifyInstance, options: { document: OpenApiDocument; yaml: string }): Promise<void> {
   const { document, yaml } = options
-  const outsideContract = { config: { rateLimit: false } }
-  app.get('/openapi.yaml', outsideContract, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
-  app.get('/openapi.json', outsideContract, async () => document)
+  app.get('/openapi.yaml', OUTSIDE_CONTRACT, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
+  app.get('/openapi.json', OUTSIDE_CONTRACT, async () => document)
   await app.register(async (ui) => {
     await ui.register(fastifySwagger, { mode: 'static', specification: { document: servable(document) } })
     await ui.register(fastifySwaggerUi, {
