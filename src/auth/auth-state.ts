@@ -8,8 +8,11 @@ import type { Prisma } from '../store/database.ts'
 
 export const AUTH_CHANNEL = 'auth_changed'
 
+/** `enterprise`: the park edition's account of one enterprise (CONTRACT §10). */
+export const ROLES = ['admin', 'operator', 'viewer', 'enterprise'] as const
+
 export interface UserState {
-  role: 'admin' | 'operator' | 'viewer' | 'enterprise'
+  role: (typeof ROLES)[number]
   /** The enterprise an `enterprise` account (park edition) acts for; null for other roles. */
   companyCode: string | null
   enabled: boolean
@@ -69,12 +72,7 @@ export class AuthState {
           this.users = new Map(
             users.map((user) => [
               user.userName,
-              {
-                role: user.role as UserState['role'],
-                companyCode: user.companyCode,
-                enabled: user.enabled,
-                tokenGeneration: user.tokenGeneration,
-              },
+              { role: roleOf(user.role), companyCode: user.companyCode, enabled: user.enabled, tokenGeneration: user.tokenGeneration },
             ]),
           )
           this.revoked = new Set(sessions.map((session) => session.sid))
@@ -127,4 +125,11 @@ export class AuthState {
     clearInterval(this.refreshTimer)
     await this.listener?.end().catch(() => {})
   }
+}
+
+/** A role as stored (the column is text; the migrations check it is one of ROLES). */
+export function roleOf(stored: string): UserState['role'] {
+  const role = ROLES.find((candidate) => candidate === stored)
+  if (!role) throw new Error(`unknown role ${stored} in app_user`)
+  return role
 }

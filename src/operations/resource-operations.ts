@@ -103,7 +103,7 @@ export class ResourceOperations {
 
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */
   async addBatch(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
-    return this.eachItem(list, this.itemValidators.get(resource.key)!, (item) => this.add(resource, item, context))
+    return this.eachItem(list, validatorOf(this.itemValidators, resource), (item) => this.add(resource, item, context))
   }
 
   /**
@@ -115,39 +115,36 @@ export class ResourceOperations {
    */
   async applyPushed(resource: ResourceDef, list: unknown[], companyCode: string | undefined): Promise<BatchResult> {
     checkBatchSize(list)
-    const validate = this.pushItemValidators.get(resource.key)!
-    const result: BatchResult = { succeeded: [], failed: [], held: [] }
-    const accepted: { index: number; item: ApiRecord }[] = []
+    const validate = validatorOf(this.pushItemValidators, resource)
+    const held: NonNullable<BatchResult['held']> = []
+    const result: BatchResult = { succeeded: [], failed: [], held }
+    const accepted: { index: number; id: string; item: ApiRecord }[] = []
     for (const [index, item] of list.entries()) {
-      const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
+      const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
       if (!validate(item)) {
         result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors) })
-      } else if (companyCode !== undefined && (item as ApiRecord).companyCode !== companyCode) {
-        const reason = `permission denied: this account pushes for companyCode ${companyCode}, not ${(item as ApiRecord).companyCode}`
+      } else if (!isRecord(item) || id === null) {
+        throw new Error('a valid pushed item without an id')
+      } else if (companyCode !== undefined && item.companyCode !== companyCode) {
+        const reason = `permission denied: this account pushes for companyCode ${companyCode}, not ${String(item.companyCode)}`
         result.failed.push({ id, index, code: Code.forbidden, reason })
-      } else accepted.push({ index, item: item as ApiRecord })
+      } else accepted.push({ index, id, item })
     }
-    if (accepted.length > 0) {
-      const { held, errors } = await this.park!.applyPage(
-        resource,
-        accepted.map(({ item }) => item),
-      )
-      for (const [i, { index, item }] of accepted.entries()) {
-        const id = item.id as string
-        if (errors[i]) {
-          result.failed.push({
-            id,
-            index,
-            code: Code.badParameter,
-            reason: 'a value is out of range (a date or time that does not exist?)',
-          })
-        } else {
-          result.succeeded.push(id)
-          result.held!.push({ id, index, version: held[i] })
-        }
+    if (accepted.length === 0) return result
+    if (!this.park) throw new Error('pushed records are applied on the park edition only')
+    const applied = await this.park.applyPage(
+      resource,
+      accepted.map(({ item }) => item),
+    )
+    for (const [i, { index, id }] of accepted.entries()) {
+      if (applied.errors[i]) {
+        result.failed.push({ id, index, code: Code.badParameter, reason: 'a value is out of range (a date or time that does not exist?)' })
+      } else {
+        result.succeeded.push(id)
+        held.push({ id, index, version: applied.held[i] })
       }
-      result.failed.sort((a, b) => a.index - b.index)
     }
+    result.failed.sort((a, b) => a.index - b.index)
     return result
   }
 
@@ -155,11 +152,13 @@ export class ResourceOperations {
     checkBatchSize(list)
     const result: BatchResult = { succeeded: [], failed: [] }
     for (const [index, item] of list.entries()) {
-      const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
+      const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
       try {
         if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
-        await apply(item as ApiRecord)
-        result.succeeded.push(id!)
+        // Valid items are records with a string id (every item schema requires one).
+        if (!isRecord(item) || id === null) throw new Error('a valid item without an id')
+        await apply(item)
+        result.succeeded.push(id)
       } catch (error) {
         if (!(error instanceof BusinessError)) throw error
         result.failed.push({ id, index, code: error.code, reason: error.message })
@@ -173,4 +172,14 @@ function checkBatchSize(list: unknown[]): void {
   if (list.length === 0 || list.length > BATCH_LIMIT) {
     throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
   }
+}
+
+function validatorOf(validators: Map<string, Validator>, resource: ResourceDef): Validator {
+  const validate = validators.get(resource.key)
+  if (!validate) throw new Error(`no validator for resource ${resource.key}`)
+  return validate
+}
+
+function isRecord(value: unknown): value is ApiRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

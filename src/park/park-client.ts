@@ -1,13 +1,56 @@
-// The enterprise edition's client of the park edition: the typed client generated from the
-// document (openapi-fetch), logged in with the configured park account, logging in again on 401.
+// The enterprise edition's client of the park edition: the typed client generated from the document
+// (openapi-fetch), logged in with the configured park account, logging in again on 401.
 import createClient from 'openapi-fetch'
-
 import type { components, paths } from '../../generated/openapi.ts'
+import { listOperations, loadOpenApi } from '../contract/openapi-document.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { Bucket, HeldVersion } from '../store/park-store.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
 type BatchResult = components['schemas']['BatchResult']
+type DigestRequest = components['schemas']['DigestRequest']
+type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
+type ResourceKey = components['schemas']['ResourceKey']
+/** An error answer: no data. */
+type ErrorEnvelope = { code: number; msg: string; data?: undefined }
+
+/** The add-batch operations of the document. */
+type AddBatchPath = Extract<keyof paths, `/${string}/add-batch`>
+
+/**
+ * add-batch with X-Sync-Push, as the document describes it (the header's description): the same
+ * operations, answering the same, whose `list` holds records as the enterprise holds them.
+ */
+type PushPaths = {
+  [Path in AddBatchPath]: {
+    post: Omit<paths[Path]['post'], 'requestBody'> & { requestBody: { content: { 'application/json': { list: PushItem[] } } } }
+  }
+}
+
+/** The document's add-batch paths, to tell a resource's path is one of them. */
+const ADD_BATCH_PATHS = new Set(
+  listOperations(loadOpenApi().document)
+    .filter(({ spec }) => spec['x-action'] === 'addBatch')
+    .map(({ path }) => path),
+)
+
+const RESOURCE_KEYS = new Set(
+  listOperations(loadOpenApi().document).flatMap(({ spec }) => (typeof spec['x-resource'] === 'string' ? [spec['x-resource']] : [])),
+)
+
+function isResourceKey(key: string): key is ResourceKey {
+  return RESOURCE_KEYS.has(key)
+}
+
+/** A registry resource's key as the document's ResourceKey (every registry entry is one of the document's resources). */
+function resourceKey(resource: ResourceDef): ResourceKey {
+  if (!isResourceKey(resource.key)) throw new Error(`the document has no resource ${resource.key}`)
+  return resource.key
+}
+
+function isAddBatchPath(path: string): path is AddBatchPath {
+  return ADD_BATCH_PATHS.has(path)
+}
 
 export class ParkUnavailable extends Error {
   override name = 'ParkUnavailable'
@@ -15,13 +58,16 @@ export class ParkUnavailable extends Error {
 
 export class ParkClient {
   private readonly client: ReturnType<typeof createClient<paths>>
+  private readonly pushClient: ReturnType<typeof createClient<PushPaths>>
   private readonly userName: string
   private readonly password: string
   private readonly timeoutMs: number
   private token: string | undefined
 
   constructor(options: { url: string; userName: string; password: string; timeoutMs: number }) {
-    this.client = createClient<paths>({ baseUrl: options.url.replace(/\/$/, '') })
+    const baseUrl = options.url.replace(/\/$/, '')
+    this.client = createClient<paths>({ baseUrl })
+    this.pushClient = createClient<PushPaths>({ baseUrl })
     this.userName = options.userName
     this.password = options.password
     this.timeoutMs = options.timeoutMs
@@ -29,53 +75,72 @@ export class ParkClient {
 
   /** Pushes records of one resource; the park answers per item. Throws ParkUnavailable when it cannot. */
   async push(resource: ResourceDef, items: PushItem[]): Promise<BatchResult> {
-    // The path is the resource's add-batch; its items are records with versions (X-Sync-Push).
-    return (await this.call(`/${resource.path}/add-batch`, { list: items }, { 'x-sync-push': '1' })) as BatchResult
+    const path = `/${resource.path}/add-batch`
+    if (!isAddBatchPath(path)) throw new Error(`the document has no ${path}`)
+    let answer = await this.send(path, items)
+    if (answer.status === 401) {
+      this.token = undefined
+      answer = await this.send(path, items)
+    }
+    const { status, body } = answer
+    if (status !== 200 || !body || body.code !== 0 || !body.data) {
+      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+    }
+    return body.data
   }
 
   /** The park's digests of this enterprise's records in these buckets (reconciliation). */
   async digests(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
-    const data = (await this.call('/system/sync/digest', { resource: resource.key, companyCode, prefixes })) as { buckets: Bucket[] }
+    const data = await this.digest({ resource: resourceKey(resource), companyCode, prefixes, records: false })
+    if (!('buckets' in data)) throw new ParkUnavailable('park answered records where digests were asked for')
     return data.buckets
   }
 
   /** The (id, version, deleted) the park holds of this enterprise's records in these buckets. */
   async held(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<HeldVersion[]> {
-    const data = (await this.call('/system/sync/digest', { resource: resource.key, companyCode, prefixes, records: true })) as {
-      records: HeldVersion[]
-    }
+    const data = await this.digest({ resource: resourceKey(resource), companyCode, prefixes, records: true })
+    if (!('records' in data)) throw new ParkUnavailable('park answered digests where records were asked for')
     return data.records
   }
 
-  /** One call to the park, logging in again once on 401; anything but a success is ParkUnavailable. */
-  private async call(path: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
-    let answer = await this.send(path, body, headers)
+  private async digest(request: DigestRequest): Promise<DigestData> {
+    let answer = await this.sendDigest(request)
     if (answer.status === 401) {
       this.token = undefined
-      answer = await this.send(path, body, headers)
+      answer = await this.sendDigest(request)
     }
-    const envelope = answer.body
-    if (answer.status !== 200 || !envelope || envelope.code !== 0 || !envelope.data) {
-      throw new ParkUnavailable(`park answered HTTP ${answer.status}, code ${envelope?.code ?? '-'}: ${envelope?.msg ?? 'no envelope'}`)
+    const { status, body } = answer
+    if (status !== 200 || !body || body.code !== 0 || !body.data) {
+      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
     }
-    return envelope.data
+    return body.data
   }
 
-  private async send(
-    path: string,
-    body: unknown,
-    headers: Record<string, string>,
-  ): Promise<{ status: number; body: { code: number; msg: string; data: unknown } | undefined }> {
+  private async sendDigest(request: DigestRequest) {
     const token = await this.login()
     try {
-      const { response, data, error } = await this.client.POST(path as '/prevent/riskUnit/add-batch', {
-        body: body as never,
-        headers: { authorization: `Bearer ${token}`, ...headers },
+      const { response, data, error } = await this.client.POST('/system/sync/digest', {
+        body: request,
+        headers: { authorization: `Bearer ${token}` },
         signal: AbortSignal.timeout(this.timeoutMs),
       })
-      return { status: response.status, body: (data ?? error) as never }
+      return { status: response.status, body: data ?? envelopeOf(error) }
     } catch (error) {
-      throw new ParkUnavailable(`park unreachable: ${(error as Error).message}`)
+      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  private async send(path: AddBatchPath, items: PushItem[]) {
+    const token = await this.login()
+    try {
+      const { response, data, error } = await this.pushClient.POST(path, {
+        body: { list: items },
+        headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })
+      return { status: response.status, body: data ?? envelopeOf(error) }
+    } catch (error) {
+      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 
@@ -95,4 +160,11 @@ export class ParkClient {
     this.token = token
     return token
   }
+}
+
+/** An error answer's envelope, when it is one (the park's 4xx/5xx answers are; a proxy's may not be). */
+function envelopeOf(answer: unknown): ErrorEnvelope | undefined {
+  if (typeof answer !== 'object' || answer === null || !('code' in answer) || !('msg' in answer)) return undefined
+  const { code, msg } = answer
+  return typeof code === 'number' && typeof msg === 'string' ? { code, msg } : undefined
 }

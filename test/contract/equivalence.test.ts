@@ -139,7 +139,7 @@ function compare(before: OpenApiDocument, after: OpenApiDocument): string[] {
  * breaking-change check guards the released contract).
  */
 function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
-  const copy = structuredClone(document)
+  const copy: Node = structuredClone(document)
   // Issue 10, the park supervises many enterprises: the `enterprise` role and its companyCode,
   // getById's companyCode, sync_error on records, the push answer's `held`, the status's
   // failedExhausted and reconcile, and three system operations.

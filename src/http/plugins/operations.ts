@@ -18,13 +18,11 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
   await app.register(openapiGlue, {
     specification: runtimeSpecification(options.document),
-    // glue's typings want full route options; at run time it takes any subset (handler, hooks, config).
-    operationResolver: ((operationId: string) => {
+    operationResolver: (operationId: string) => {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)
-      if (operationId === 'systemLogin') return { handler, config: { rateLimit: false }, preValidation: app.loginLimit }
-      return { handler }
-    }) as never,
+      return handler
+    },
   })
 }
 
@@ -35,11 +33,11 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
  */
 function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
   const specification = structuredClone(document)
-  for (const parameter of Object.values<Record<string, any>>(specification.components.parameters ?? {})) {
+  for (const parameter of Object.values(specification.components.parameters ?? {})) {
     if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase()
   }
-  for (const schema of Object.values<Record<string, any>>(specification.components.schemas)) {
-    for (const property of Object.values<Record<string, any>>(schema.properties ?? {})) {
+  for (const schema of Object.values(specification.components.schemas)) {
+    for (const property of Object.values(schema.properties ?? {})) {
       if (property['x-batch-items']) property.items = {}
     }
   }
