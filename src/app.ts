@@ -10,7 +10,7 @@ import { loadOpenApi } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
 import { operationHandlers } from './http/handlers.ts'
 import { operationPolicies } from './http/operation-policy.ts'
-import authentication from './http/plugins/authentication.ts'
+import authentication, { tokenAudience } from './http/plugins/authentication.ts'
 import docs from './http/plugins/docs.ts'
 import envelope from './http/plugins/envelope.ts'
 import health from './http/plugins/health.ts'
@@ -76,7 +76,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(envelope)
   await app.register(jsonBody, { policies })
   const secret = await jwtSecret(config.jwtSecret, prisma)
-  await app.register(authentication, { policies, prisma, state: authState, secret, clock: options.clock })
+  await app.register(authentication, {
+    policies,
+    prisma,
+    state: authState,
+    secret,
+    audience: tokenAudience(config.edition, config.companyCode),
+    clock: options.clock,
+  })
   await app.register(requestLog)
   await app.register(docs, { document, yaml })
   await app.register(rateLimits, { max: config.rateLimitMax, loginMax: config.rateLimitLoginMax, windowMs: config.rateLimitWindowMs })
