@@ -19,6 +19,7 @@ import metrics from './http/plugins/metrics.ts'
 import operations from './http/plugins/operations.ts'
 import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
+import securityHeaders from './http/plugins/security-headers.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
@@ -74,6 +75,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     genReqId: () => randomUUID(),
   })
   await app.register(envelope)
+  // First of the hooks: its headers are on every answer, refusals included.
+  await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
   await app.register(jsonBody, { policies })
   const secret = await jwtSecret(config.jwtSecret, prisma)
   await app.register(authentication, {

@@ -22,6 +22,8 @@ export interface Config {
   bodyLimit: number
   idempotencyTtlHours: number
   logLevel: string
+  /** Browser origins allowed to call (CORS); empty: CORS off. */
+  corsOrigins: string[]
   push: {
     retryLimit: number
     retryDelayMaxSeconds: number
@@ -60,6 +62,7 @@ const schema = {
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
     SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
     PARK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
+    CORS_ORIGINS: { type: 'string', pattern: '^\\s*https?://[^/\\s,]+\\s*(,\\s*https?://[^/\\s,]+\\s*)*$' },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   },
 } as const
@@ -99,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: raw.BODY_LIMIT,
     idempotencyTtlHours: raw.IDEMPOTENCY_TTL_HOURS,
     logLevel: raw.LOG_LEVEL,
+    corsOrigins: raw.CORS_ORIGINS ? (raw.CORS_ORIGINS as string).split(',').map((origin) => origin.trim()) : [],
     push: {
       retryLimit: raw.SYNC_RETRY_LIMIT,
       retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
