@@ -3,8 +3,9 @@
 // to register one before its dependencies); the operations are generic over the resource registry.
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { Redis } from 'ioredis'
 import { AuthState } from './auth/auth-state.ts'
-import { jwtSecret } from './auth/jwt-secret.ts'
+import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
 import { loadOpenApi } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
@@ -65,6 +66,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
+    // Slow or silent clients hold nothing for long.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
@@ -89,7 +95,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
   await app.register(requestLog)
   await app.register(docs, { document, yaml })
-  await app.register(rateLimits, { max: config.rateLimitMax, loginMax: config.rateLimitLoginMax, windowMs: config.rateLimitWindowMs })
+  // Rate limits counted in Redis when configured (a slow or absent Redis never holds a request up).
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
+    : undefined
+  redis?.on('error', (error) => app.log.warn({ err: error }, 'redis'))
+  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
+  await app.register(rateLimits, {
+    max: config.rateLimitMax,
+    loginMax: config.rateLimitLoginMax,
+    windowMs: config.rateLimitWindowMs,
+    pool,
+    redis,
+    namespace: `safety-platform:${await deploymentId(prisma)}:`,
+  })
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool, store })
@@ -99,7 +118,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
-  await app.register(operations, { document, ajv, handlers })
+  await app.register(operations, { document, ajv, handlers, policies, bodyLimit: config.bodyLimit })
   await app.register(health, { pool, push })
   await app.register(metrics, { pool })
   registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })

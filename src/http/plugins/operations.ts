@@ -6,11 +6,15 @@ import fp from 'fastify-plugin'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
+import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
 
 export interface OperationsOptions {
   document: OpenApiDocument
   ajv: ReturnType<typeof createAjv>
   handlers: Map<string, Handler>
+  policies: Map<string, OperationPolicy>
+  /** BODY_LIMIT: the batches' body limit and the ceiling of every other. */
+  bodyLimit: number
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
@@ -22,8 +26,10 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
     operationResolver: ((operationId: string) => {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)
-      if (operationId === 'systemLogin') return { handler, config: { rateLimit: false }, preValidation: app.loginLimit }
-      return { handler }
+      // A body over the operation's limit is 413/1010 before a byte of it is parsed.
+      const bodyLimit = effectiveBodyLimit(options.policies.get(operationId)!, options.bodyLimit)
+      if (operationId === 'systemLogin') return { handler, bodyLimit, ...app.loginLimits }
+      return { handler, bodyLimit }
     }) as never,
   })
 }
