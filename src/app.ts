@@ -51,20 +51,9 @@ export interface App {
   close(): Promise<void>
 }
 
-export async function buildApp(options: AppOptions): Promise<App> {
-  const { config, database } = options
-  const { pool, prisma } = database
-  const { document, yaml } = loadOpenApi()
-  await migrate(pool)
-  const registry = new ResourceRegistry(document)
-  const format = instantFormatter(config.timeZone)
-  const ajv = createAjv()
-  const policies = operationPolicies(document)
-  const authState = new AuthState(prisma, config.databaseUrl)
-  await authState.start()
-
-  const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+function createFastify(config: Config, logger: AppOptions['logger']): FastifyInstance {
+  return Fastify({
+    logger: logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
     // Slow or silent clients hold nothing for long.
     requestTimeout: config.requestTimeoutMs,
@@ -80,35 +69,69 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Request ids for the log lines, unique across instances; never trust a caller's.
     genReqId: () => randomUUID(),
   })
+}
+
+/** The HTTP concerns every request walks through before its operation, in their order. */
+async function registerHttp(
+  app: FastifyInstance,
+  options: {
+    config: Config
+    database: Database
+    policies: ReturnType<typeof operationPolicies>
+    authState: AuthState
+    document: ReturnType<typeof loadOpenApi>['document']
+    yaml: string
+    clock: AppOptions['clock']
+  },
+): Promise<void> {
+  const { config, database, policies } = options
   await app.register(envelope)
   // First of the hooks: its headers are on every answer, refusals included.
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
   await app.register(jsonBody, { policies })
-  const secret = await jwtSecret(config.jwtSecret, prisma)
   await app.register(authentication, {
     policies,
-    prisma,
-    state: authState,
-    secret,
+    prisma: database.prisma,
+    state: options.authState,
+    secret: await jwtSecret(config.jwtSecret, database.prisma),
     audience: tokenAudience(config.edition, config.companyCode),
     clock: options.clock,
   })
   await app.register(requestLog)
-  await app.register(docs, { document, yaml })
-  // Rate limits counted in Redis when configured (a slow or absent Redis never holds a request up).
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
-    : undefined
-  redis?.on('error', (error) => app.log.warn({ err: error }, 'redis'))
-  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
+  await app.register(docs, { document: options.document, yaml: options.yaml })
   await app.register(rateLimits, {
     max: config.rateLimitMax,
     loginMax: config.rateLimitLoginMax,
     windowMs: config.rateLimitWindowMs,
-    pool,
-    redis,
-    namespace: `safety-platform:${await deploymentId(prisma)}:`,
+    pool: database.pool,
+    redis: rateLimitRedis(app, config),
+    namespace: `safety-platform:${await deploymentId(database.prisma)}:`,
   })
+}
+
+/** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
+function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
+  if (!config.redisUrl) return undefined
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
+  redis.on('error', (error) => app.log.warn({ err: error }, 'redis'))
+  app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
+  return redis
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, database } = options
+  const { pool, prisma } = database
+  const { document, yaml } = loadOpenApi()
+  await migrate(pool)
+  const registry = new ResourceRegistry(document)
+  const format = instantFormatter(config.timeZone)
+  const ajv = createAjv()
+  const policies = operationPolicies(document)
+  const authState = new AuthState(prisma, config.databaseUrl)
+  await authState.start()
+
+  const app = createFastify(config, options.logger)
+  await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool, store })

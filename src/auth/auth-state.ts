@@ -8,11 +8,13 @@ import type { Prisma } from '../store/database.ts'
 
 export const AUTH_CHANNEL = 'auth_changed'
 
+export const ROLES = ['admin', 'operator', 'viewer'] as const
+
 export interface UserState {
   /** The user's identifier, never reused: tokens name their user by it (`sub`). */
   id: string
   userName: string
-  role: 'admin' | 'operator' | 'viewer'
+  role: (typeof ROLES)[number]
   enabled: boolean
   tokenGeneration: number
 }
@@ -72,7 +74,7 @@ export class AuthState {
             this.prisma.appUser.findMany({ select: { id: true, userName: true, role: true, enabled: true, tokenGeneration: true } }),
             this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
           ])
-          const states = users.map((user) => ({ ...user, role: user.role as UserState['role'] }))
+          const states = users.map((user) => ({ ...user, role: roleOf(user.role) }))
           this.users = new Map(states.map((user) => [user.userName, user]))
           this.usersById = new Map(states.map((user) => [user.id, user]))
           this.revoked = new Set(sessions.map((session) => session.sid))
@@ -125,4 +127,11 @@ export class AuthState {
     clearInterval(this.refreshTimer)
     await this.listener?.end().catch(() => {})
   }
+}
+
+/** A role as stored (the column is text; the migrations check it is one of ROLES). */
+export function roleOf(stored: string): UserState['role'] {
+  const role = ROLES.find((candidate) => candidate === stored)
+  if (!role) throw new Error(`unknown role ${stored} in app_user`)
+  return role
 }

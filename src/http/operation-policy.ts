@@ -1,6 +1,6 @@
 // What the document says of each operation that matters before its handler runs: who may call it,
 // with which token, whether it needs a body, and how large a body it takes.
-import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
+import { listOperations, type OpenApiDocument, type OperationSpec } from '../contract/openapi-document.ts'
 
 export interface OperationPolicy {
   roles: string[]
@@ -17,7 +17,7 @@ export interface OperationPolicy {
  */
 export const BODY_LIMITS = { system: 4 * 1024, syncRetry: 64 * 1024, oneRecord: 256 * 1024 } as const
 
-function bodyLimitOf(operationId: string, path: string, spec: Record<string, any>): number | 'batch' {
+function bodyLimitOf(operationId: string, path: string, spec: OperationSpec): number | 'batch' {
   if (typeof spec['x-body-limit'] === 'number') return spec['x-body-limit']
   if (spec['x-action'] === 'addBatch') return 'batch'
   // Up to 500 record ids.

@@ -49,9 +49,10 @@ export class PgRateLimitStore {
     )
   }
 
-  /** A route's own limit counts apart from the others. */
-  child(routeOptions: { routeInfo: { method?: string; url?: string } }): PgRateLimitStore {
-    const { method = '', url = '' } = routeOptions.routeInfo
-    return new PgRateLimitStore(this.pool, `${this.prefix}${method}${url}-`)
+  /** A route's own limit counts apart from the others (@fastify/rate-limit passes the route as `routeInfo`). */
+  child(routeOptions: object): PgRateLimitStore {
+    const route: { method?: unknown; url?: unknown } =
+      'routeInfo' in routeOptions && typeof routeOptions.routeInfo === 'object' ? (routeOptions.routeInfo ?? {}) : {}
+    return new PgRateLimitStore(this.pool, `${this.prefix}${String(route.method ?? '')}${String(route.url ?? '')}-`)
   }
 }

@@ -3,6 +3,7 @@
 // contract: no authentication, no rate limit.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { OUTSIDE_CONTRACT } from '../routing.ts'
 import type pg from 'pg'
 import { Code, failure, success } from '../../errors.ts'
 import type { ParkPush } from '../../park/park-push.ts'
@@ -11,14 +12,13 @@ import { cachedRead, PAGE_READ_TTL_MS } from '../../store/cached-read.ts'
 
 async function health(app: FastifyInstance, options: { pool: pg.Pool; push: ParkPush | undefined }): Promise<void> {
   const { pool, push } = options
-  const outsideContract = { config: { rateLimit: false } }
-  app.get('/health/live', outsideContract, async () => success({ status: 'live' }))
+  app.get('/health/live', OUTSIDE_CONTRACT, async () => success({ status: 'live' }))
   // Probes cannot load the database: one check at a time, its answer kept a second.
   const check = cachedRead(
     async () => ({ ...(await latestMigrationVersion(pool)), pushReady: push ? await push.ready() : true }),
     PAGE_READ_TTL_MS,
   )
-  app.get('/health/ready', outsideContract, async (_request, reply) => {
+  app.get('/health/ready', OUTSIDE_CONTRACT, async (_request, reply) => {
     try {
       const { expected, actual, pushReady } = await check()
       if (actual < expected)

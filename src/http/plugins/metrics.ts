@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { operationOf } from '../routing.ts'
+import { OUTSIDE_CONTRACT, operationOf } from '../routing.ts'
 
 export interface Metrics {
   registry: Registry
@@ -72,7 +72,7 @@ async function metricsPlugin(app: FastifyInstance, options: { pool: pg.Pool }): 
   // One scrape at a time: scrapes arriving meanwhile share its text (the database reads behind
   // it are cached a second by their collectors, see cachedRead).
   let scraping: Promise<string> | undefined
-  app.get(METRICS_PATH, { config: { rateLimit: false } }, async (_request, reply) => {
+  app.get(METRICS_PATH, OUTSIDE_CONTRACT, async (_request, reply) => {
     reply.type(registry.contentType)
     scraping ??= registry.metrics().finally(() => (scraping = undefined))
     return scraping

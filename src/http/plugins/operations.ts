@@ -7,6 +7,7 @@ import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
 import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
+import { operationIdOfSchema } from '../routing.ts'
 
 export interface OperationsOptions {
   document: OpenApiDocument
@@ -20,17 +21,18 @@ export interface OperationsOptions {
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
   const { ajv, handlers } = options
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  // Each operation's body limit: a body over it is 413/1010 before a byte of it is parsed.
+  app.addHook('onRoute', (route) => {
+    const policy = options.policies.get(operationIdOfSchema(route.schema) ?? '')
+    if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit)
+  })
   await app.register(openapiGlue, {
     specification: runtimeSpecification(options.document),
-    // glue's typings want full route options; at run time it takes any subset (handler, hooks, config).
-    operationResolver: ((operationId: string) => {
+    operationResolver: (operationId: string) => {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)
-      // A body over the operation's limit is 413/1010 before a byte of it is parsed.
-      const bodyLimit = effectiveBodyLimit(options.policies.get(operationId)!, options.bodyLimit)
-      if (operationId === 'systemLogin') return { handler, bodyLimit, ...app.loginLimits }
-      return { handler, bodyLimit }
-    }) as never,
+      return handler
+    },
   })
 }
 
@@ -41,11 +43,11 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
  */
 function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
   const specification = structuredClone(document)
-  for (const parameter of Object.values<Record<string, any>>(specification.components.parameters ?? {})) {
+  for (const parameter of Object.values(specification.components.parameters ?? {})) {
     if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase()
   }
-  for (const schema of Object.values<Record<string, any>>(specification.components.schemas)) {
-    for (const property of Object.values<Record<string, any>>(schema.properties ?? {})) {
+  for (const schema of Object.values(specification.components.schemas)) {
+    for (const property of Object.values(schema.properties ?? {})) {
       if (property['x-batch-items']) property.items = {}
     }
   }

@@ -2,24 +2,18 @@
 // set, else in PostgreSQL (store/rate-limit-store.ts), so N instances allow the configured rate,
 // not N times it. Every route registered after this plugin counts against one limit per caller (the
 // user once authenticated, the address otherwise), checked before the body is parsed. Login counts
-// against two limits, neither of which a stranger elsewhere can exhaust for someone else: the
-// client address's (checked before the body is read) and the (user name, address) pair's (checked
-// once the small body is parsed). Ten wrong passwords from one address do not keep the same user
-// out from another. `app.loginLimits` are the login route's options.
+// against two limits instead, neither of which a stranger elsewhere can exhaust for someone else:
+// the client address's (checked in preParsing, before the body is read) and the (user name,
+// address) pair's (checked in preValidation, once the small body is parsed). Ten wrong passwords
+// from one address do not keep the same user out from another.
 import fastifyRateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
 import { BusinessError, Code } from '../../errors.ts'
 import { PgRateLimitStore } from '../../store/rate-limit-store.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The login route's options: its own limits instead of the per-caller one. */
-    loginLimits: Pick<RouteShorthandOptions, 'config' | 'preParsing' | 'preValidation'>
-  }
-}
+import { operationIdOfSchema } from '../routing.ts'
 
 export interface RateLimitOptions {
   max: number
@@ -32,7 +26,22 @@ export interface RateLimitOptions {
   namespace: string
 }
 
+type LoginCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
 async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  const login: { perAddress?: LoginCheck; perUserAndAddress?: LoginCheck } = {}
+  const perAddress: preParsingAsyncHookHandler = async (request, reply, payload) => {
+    await login.perAddress!(request, reply)
+    return payload
+  }
+  const perUserAndAddress = (request: FastifyRequest, reply: FastifyReply) => login.perUserAndAddress!(request, reply)
+  // Before the limiter's own onRoute hook (added next), which then leaves the login route to these.
+  app.addHook('onRoute', (route) => {
+    if (operationIdOfSchema(route.schema) !== 'systemLogin') return
+    route.config = { ...route.config, rateLimit: false }
+    route.preParsing = [...[route.preParsing ?? []].flat(), perAddress]
+    route.preValidation = [...[route.preValidation ?? []].flat(), perUserAndAddress]
+  })
   await app.register(fastifyRateLimit, {
     global: true,
     hook: 'preParsing',
@@ -42,46 +51,27 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
       ? // Redis down: requests go on unlimited (logged) rather than all failing.
         { redis: options.redis, skipOnError: true }
       : // The database down fails the request anyway (503/4001).
-        { store: PgRateLimitStore.over(options.pool) as never }),
+        { store: PgRateLimitStore.over(options.pool) }),
     keyGenerator: (request) => `${options.namespace}${request.caller ? `user:${request.caller.userId}` : `ip:${request.ip}`}`,
     errorResponseBuilder: (_request, context) =>
       new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
   })
-  const loginLimiter = (keyOf: (request: FastifyRequest) => string) => {
+  const loginLimiter = (keyOf: (request: FastifyRequest) => string): LoginCheck => {
     const limiter = app.createRateLimit({
       max: options.loginMax,
       timeWindow: options.windowMs,
       keyGenerator: (request) => `${options.namespace}${keyOf(request)}`,
     })
-    return async (request: FastifyRequest) => {
+    return async (request, reply) => {
       const result = await limiter(request)
       if (!result.isAllowed && result.isExceeded) {
-        throw Object.assign(new BusinessError(Code.rateLimited, `too many logins: retry in ${result.ttlInSeconds} s`), {
-          retryAfter: result.ttlInSeconds,
-        })
+        reply.header('retry-after', String(result.ttlInSeconds))
+        throw new BusinessError(Code.rateLimited, `too many logins: retry in ${result.ttlInSeconds} s`)
       }
     }
   }
-  const perAddress = loginLimiter((request) => `login-ip:${request.ip}`)
-  const perUserAndAddress = loginLimiter((request) => `login-user:${JSON.stringify([userNameOf(request.body), request.ip])}`)
-  app.decorate('loginLimits', {
-    config: { rateLimit: false },
-    preParsing: async (request, reply, payload) => {
-      await withRetryAfter(reply, perAddress(request))
-      return payload
-    },
-    preValidation: async (request, reply) => withRetryAfter(reply, perUserAndAddress(request)),
-  } satisfies FastifyInstance['loginLimits'])
-}
-
-async function withRetryAfter(reply: { header(name: string, value: string): unknown }, check: Promise<void>): Promise<void> {
-  try {
-    await check
-  } catch (error) {
-    const retryAfter = (error as { retryAfter?: number }).retryAfter
-    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
-    throw error
-  }
+  login.perAddress = loginLimiter((request) => `login-ip:${request.ip}`)
+  login.perUserAndAddress = loginLimiter((request) => `login-user:${JSON.stringify([userNameOf(request.body), request.ip])}`)
 }
 
 function userNameOf(body: unknown): string {
