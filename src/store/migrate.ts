@@ -19,7 +19,8 @@ function postgrator(db: pg.Pool | pg.PoolClient, set: keyof typeof SETS): Postgr
     migrationPattern: SETS[set].pattern,
     driver: 'pg',
     schemaTable: SETS[set].table,
-    execQuery: (query: string) => db.query(query),
+    // A migration may take long (an index over millions of rows): no statement timeout for it.
+    execQuery: (query: string) => db.query({ text: query, query_timeout: 0 } as never),
   })
 }
 
@@ -28,7 +29,8 @@ const setsOf = (edition: MigrationEdition): (keyof typeof SETS)[] => (edition ==
 export async function migrate(pool: pg.Pool, edition: MigrationEdition = 'enterprise'): Promise<{ from: number; to: number }> {
   const client = await pool.connect()
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY])
+    await client.query('SET statement_timeout = 0')
+    await client.query({ text: 'SELECT pg_advisory_lock(hashtext($1))', values: [LOCK_KEY], query_timeout: 0 } as never)
     try {
       const common = postgrator(client, 'common')
       const from = Number(await common.getDatabaseVersion())
@@ -38,6 +40,7 @@ export async function migrate(pool: pg.Pool, edition: MigrationEdition = 'enterp
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY])
     }
   } finally {
+    await client.query('RESET statement_timeout').catch(() => {})
     client.release()
   }
 }

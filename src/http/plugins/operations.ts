@@ -6,16 +6,26 @@ import fp from 'fastify-plugin'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
+import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
+import { operationIdOfSchema } from '../routing.ts'
 
 export interface OperationsOptions {
   document: OpenApiDocument
   ajv: ReturnType<typeof createAjv>
   handlers: Map<string, Handler>
+  policies: Map<string, OperationPolicy>
+  /** BODY_LIMIT: the batches' body limit and the ceiling of every other. */
+  bodyLimit: number
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
   const { ajv, handlers } = options
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  // Each operation's body limit: a body over it is 413/1010 before a byte of it is parsed.
+  app.addHook('onRoute', (route) => {
+    const policy = options.policies.get(operationIdOfSchema(route.schema) ?? '')
+    if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit)
+  })
   await app.register(openapiGlue, {
     specification: runtimeSpecification(options.document),
     operationResolver: (operationId: string) => {
