@@ -7,7 +7,13 @@ import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/servi
 
 const park = await startParkProcess(t)
 const enterprise = await startService(t, {
-  env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '2' },
+  env: {
+    PARK_URL: park.url,
+    PARK_USER: 'admin',
+    PARK_PASSWORD: ADMIN_PASSWORD,
+    SYNC_RETRY_DELAY_MAX_SECONDS: '2',
+    SYNC_FAILED_RETRY_SECONDS: '0',
+  },
 })
 const token = await enterprise.login()
 const parkToken = await (async () => {
