@@ -16,7 +16,7 @@ t.test('add stores every field and reads return it with the server-kept fields',
   t.same((await call('add', sent)).body, { msg: '', code: 0, data: null, success: true })
   const read = await call('getById', { id: 'ME-1' })
   t.equal(read.body.code, 0)
-  const { companyCode, createTime, updateTime, createBy, updateBy, sync_status, sync_time, ...fields } = read.body.data
+  const { companyCode, createTime, updateTime, createBy, updateBy, sync_status, sync_time, sync_error, ...fields } = read.body.data
   t.same(fields, { ...sent, checkTime: '2026-11-21T13:02:35+08:00' }, 'instants come back in +08:00')
   t.equal(companyCode, '000000000')
   t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, "the spec's wire form, to the second")
@@ -25,6 +25,7 @@ t.test('add stores every field and reads return it with the server-kept fields',
   t.equal(updateBy, 'admin')
   t.equal(sync_status, 'pending')
   t.equal(sync_time, null)
+  t.equal(sync_error, null, 'no push failed')
 })
 
 t.test('instants are kept to the second and written back in +08:00', async (t) => {
