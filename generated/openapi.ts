@@ -4713,7 +4713,7 @@ export type components = {
             } | {
                 records: {
                     id: components["schemas"]["Id"];
-                    /** @description The version held. */
+                    /** @description The version held (as the park holds it, whatever it is). */
                     version: number;
                     /** @description true for a tombstone. */
                     deleted: boolean;

@@ -273,6 +273,7 @@ t.test('reconciliation: records removed from the park by hand are found and push
     enterprise.companyCode,
   ])
   const found = await reconcile()
+  t.equal(found.data.error, null, 'the reconciliation completed')
   const units = found.data.resources.find((entry: any) => entry.resource === 'riskUnit')
   const events = found.data.resources.find((entry: any) => entry.resource === 'riskEvents')
   t.equal(units.missing, removed.length, `${removed.length} risk units missing on the park`)
