@@ -103,8 +103,20 @@ export class ParkStore {
       return row
     })
     const { rows: held } = await this.pool.query(this.applySql.get(resource.key)!, [JSON.stringify(rows)])
-    const versions = new Map(held.map((row) => [`${row.companyCode}\u0000${row.id}`, row.version === null ? null : Number(row.version)]))
-    return items.map((item) => versions.get(`${item.companyCode}\u0000${item.id}`) ?? null)
+    const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
+    const versions = new Map(held.map((row) => [key(row.companyCode, row.id), row.version === null ? null : Number(row.version)]))
+    // A row a concurrent push of the same record inserted is invisible to the statement's snapshot
+    // (it waited for it, then left it alone): read what is held now, in a fresh snapshot.
+    const unseen = held.filter((row) => row.version === null)
+    if (unseen.length > 0) {
+      const { rows: now } = await this.pool.query(
+        `SELECT t."companyCode", t.id, t.version FROM ${quote(resource.table)} AS t ` +
+          `JOIN unnest($1::text[], $2::text[]) AS wanted(company, id) ON t."companyCode" = wanted.company AND t.id = wanted.id`,
+        [unseen.map((row) => row.companyCode), unseen.map((row) => row.id)],
+      )
+      for (const row of now) versions.set(key(row.companyCode, row.id), Number(row.version))
+    }
+    return items.map((item) => versions.get(key(item.companyCode, item.id)) ?? null)
   }
 
   /** Digests of the records of `companyCode` in each bucket (every prefix of one length, hex). */
