@@ -24,6 +24,10 @@ import { registerPushMetrics } from '../park/push-metrics.ts'
 import { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { Database } from '../store/database.ts'
 import { instantFormatter } from '../store/instant-format.ts'
+import { AttachmentStore } from '../store/attachment-store.ts'
+import { HistoryStore } from '../store/history-store.ts'
+import { HistoryRetention } from '../operations/history-retention.ts'
+import { AttachmentOperations } from '../operations/attachment-operations.ts'
 import { latestMigrationVersion, migrate } from '../store/migrate.ts'
 import { ResourceStore } from '../store/resource-store.ts'
 import { SyncStore } from '../store/sync-store.ts'
@@ -188,12 +192,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
   )
   const store = new ResourceStore({ pool: database.pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool: database.pool, store })
-  const push = parkPush(config, database, sync, registry, app.log)
+  const attachmentStore = new AttachmentStore({ pool: database.pool, companyCode: config.companyCode, format })
+  const push = parkPush(config, database, sync, attachmentStore, registry, app.log)
   const wakePush = () => push?.wake()
-  const resources = new ResourceOperations({ store, itemValidators, pushItemValidators })
+  const history = new HistoryStore({ pool: database.pool, format })
+  const resources = new ResourceOperations({ store, history, itemValidators, pushItemValidators })
   const system = new SystemOperations({ auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool: database.pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
+  const attachments = new AttachmentOperations({ store: attachmentStore, maxBytes: config.attachmentMaxBytes })
+  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  const retention = config.historyRetentionDays
+    ? new HistoryRetention({ databaseUrl: config.databaseUrl, history, days: config.historyRetentionDays, log: app.log })
+    : undefined
+  // attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) plus the rest of the body.
+  const attachmentBodyLimit = Math.max(config.bodyLimit, Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024)
+  const attachmentAdds = new Set(
+    listOperations(document)
+      .filter(({ spec }) => spec['x-action'] === 'attachmentAdd')
+      .map(({ operationId }) => operationId),
+  )
 
   await app.register(openapiGlue, {
     specification: runtimeSpecification(document),
@@ -204,6 +221,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       if (operationId === 'systemLogin') {
         return { handler, config: { rateLimit: false }, preValidation: loginLimit }
       }
+      if (attachmentAdds.has(operationId)) return { handler, bodyLimit: attachmentBodyLimit }
       return { handler }
     }) as never,
   })
@@ -231,6 +249,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.ready()
   await push?.start()
+  await retention?.start()
   return {
     fastify: app,
     generatedAdminPassword,
@@ -239,6 +258,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       // In-flight requests finish first, then the push in progress, then the database listeners.
       await app.close()
       await push?.stop()
+      await retention?.stop()
       await authState.close()
     },
   }
@@ -249,6 +269,7 @@ function parkPush(
   config: Config,
   database: Database,
   sync: SyncStore,
+  attachments: AttachmentStore,
   registry: ResourceRegistry,
   log: FastifyInstance['log'],
 ): ParkPush | undefined {
@@ -267,7 +288,7 @@ function parkPush(
     password: config.parkPassword!,
     timeoutMs: config.push.parkTimeoutMs,
   })
-  return new ParkPush({ boss, sync, registry, client, settings: config.push, log })
+  return new ParkPush({ boss, sync, attachments, registry, client, settings: config.push, log })
 }
 
 function operationPolicies(document: OpenApiDocument): Map<string, OperationPolicy> {

@@ -7,6 +7,7 @@ import { listOperations, type OpenApiDocument } from '../contract/openapi-docume
 import { type BusinessCode, BusinessError, Code, type Envelope, statusOf, success } from '../http/business-error.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import type { AttachmentOperations } from './attachment-operations.ts'
 import type { Idempotency } from './idempotency.ts'
 import type { ResourceOperations } from './resource-operations.ts'
 import type { SystemOperations } from './system-operations.ts'
@@ -17,12 +18,13 @@ export function operationHandlers(options: {
   document: OpenApiDocument
   registry: ResourceRegistry
   resources: ResourceOperations
+  attachments: AttachmentOperations
   system: SystemOperations
   idempotency: Idempotency
   edition: Config['edition']
   wakePush: () => void
 }): Map<string, Handler> {
-  const { document, registry, resources, system, idempotency, edition, wakePush } = options
+  const { document, registry, resources, attachments, system, idempotency, edition, wakePush } = options
   const handlers = new Map<string, Handler>()
   const body = (request: FastifyRequest) => request.body as any
   type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
@@ -49,6 +51,16 @@ export function operationHandlers(options: {
       if (request.caller!.role !== 'admin')
         throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
       return success(await resources.applyPushed(resource, body(request).list, context))
+    }
+  /** attachment/add, or on the park edition with X-Sync-Push, the application of a pushed attachment (admin only). */
+  const attachmentAdd =
+    (resource: ResourceDef): Write =>
+    async (request, context) => {
+      if (request.headers['x-sync-push'] !== '1') return (await attachments.add(resource, body(request), context), success())
+      if (edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
+      if (request.caller!.role !== 'admin')
+        throw new BusinessError(Code.forbidden, 'permission denied: pushing attachments needs the admin role')
+      return (await attachments.applyPushed(resource, body(request), context), success())
     }
   handlers.set('systemLogin', (request) => system.login(body(request)))
   handlers.set('systemRefresh', (request) => system.refresh(request.caller!))
@@ -79,6 +91,16 @@ export function operationHandlers(options: {
         return write(operationId, addBatch(resource))
       case 'getById':
         return async (request) => success(await resources.getById(resource, body(request).id))
+      case 'attachmentAdd':
+        return write(operationId, attachmentAdd(resource))
+      case 'attachmentDelete':
+        return write(operationId, async (request, context) => (await attachments.delete(resource, body(request).id, context), success()))
+      case 'attachmentList':
+        return async (request) => success(await attachments.list(resource, body(request).recordId))
+      case 'attachmentGet':
+        return async (request) => success(await attachments.get(resource, body(request).id))
+      case 'history':
+        return async (request) => success(await resources.history(resource, body(request)))
       case 'list':
       case 'search':
         return async (request) => success(await resources.page(resource, body(request) ?? {}))

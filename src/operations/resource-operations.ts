@@ -2,6 +2,7 @@
 import { describeErrors, type Validator } from '../contract/validation.ts'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import {
   type ApiRecord,
   type Page,
@@ -25,9 +26,16 @@ export class ResourceOperations {
   private readonly itemValidators: Map<string, Validator>
   /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
   private readonly pushItemValidators: Map<string, Validator>
+  private readonly historyStore: HistoryStore
 
-  constructor(options: { store: ResourceStore; itemValidators: Map<string, Validator>; pushItemValidators: Map<string, Validator> }) {
+  constructor(options: {
+    store: ResourceStore
+    history: HistoryStore
+    itemValidators: Map<string, Validator>
+    pushItemValidators: Map<string, Validator>
+  }) {
     this.store = options.store
+    this.historyStore = options.history
     this.itemValidators = options.itemValidators
     this.pushItemValidators = options.pushItemValidators
   }
@@ -80,6 +88,19 @@ export class ResourceOperations {
       conditions: query.conditions ?? [],
       orderBy: query.orderBy ?? [],
       after: query.after,
+    })
+  }
+
+  /** A record's history, newest first (deleted records keep theirs). */
+  async history(
+    resource: ResourceDef,
+    query: { id: string; companyCode?: string; pageNum?: number; pageSize?: number },
+  ): Promise<HistoryPage> {
+    return this.historyStore.page(resource, {
+      id: query.id,
+      companyCode: query.companyCode,
+      pageNum: query.pageNum ?? 1,
+      pageSize: query.pageSize ?? 20,
     })
   }
 

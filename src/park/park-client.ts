@@ -38,6 +38,34 @@ export class ParkClient {
     return body.data as BatchResult
   }
 
+  /** Pushes one attachment (attachment/add with X-Sync-Push); the park's business answer. Throws ParkUnavailable when it cannot. */
+  async pushAttachment(resource: ResourceDef, item: PushItem): Promise<{ code: number; msg: string }> {
+    const send = async () => {
+      const token = await this.login()
+      try {
+        const { response, data, error } = await this.client.POST(`/${resource.path}/attachment/add` as '/prevent/riskUnit/attachment/add', {
+          body: item as never,
+          headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
+          signal: AbortSignal.timeout(this.timeoutMs),
+        })
+        return { status: response.status, body: (data ?? error) as { code: number; msg: string } | undefined }
+      } catch (error) {
+        throw new ParkUnavailable(`park unreachable: ${(error as Error).message}`)
+      }
+    }
+    let answer = await send()
+    if (answer.status === 401) {
+      this.token = undefined
+      answer = await send()
+    }
+    const body = answer.body
+    // A business refusal (HTTP 200) is the attachment's; anything else is the park's trouble.
+    if (answer.status !== 200 || !body) {
+      throw new ParkUnavailable(`park answered HTTP ${answer.status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+    }
+    return { code: body.code, msg: body.msg }
+  }
+
   private async send(
     resource: ResourceDef,
     items: PushItem[],

@@ -2,6 +2,7 @@
 // the push queue's jobs by state, and the push's calls, failures and records since start.
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import { withAttachments } from '../store/attachment-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import type { ParkPush } from './park-push.ts'
 
@@ -19,11 +20,11 @@ export function registerPushMetrics(
   })
   const records = new Gauge({
     name: 'sync_records',
-    help: 'Records (tombstones included) by resource and sync state (pending, synced, failed).',
+    help: 'Records and attachments (tombstones included) by resource (`riskUnit`, `riskUnit/attachment`, ...) and sync state (pending, synced, failed).',
     labelNames: ['resource', 'state'] as const,
     registers: [metrics],
     async collect() {
-      const counts = await sync.counts(resources.all)
+      const counts = await sync.counts(withAttachments(resources.all))
       for (const resource of counts) {
         for (const state of ['pending', 'synced', 'failed'] as const) records.set({ resource: resource.resource, state }, resource[state])
       }

@@ -5,6 +5,7 @@
 import type pg from 'pg'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { historyFields, historyInsert, pushedHistoryInsert } from './history-store.ts'
 import { type InstantFormatter, toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -76,9 +77,13 @@ class ResourceTable {
     const n = names.length
     const params = names.map((_, i) => `$${i + 1}`)
     // $n+1: companyCode, $n+2: user name
+    // The record and its history entry (every field set: [null, value]) in one statement.
     this.insertSql =
-      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
+      `WITH added AS (INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", to_jsonb(${table}) AS __new), ` +
+      `${historyInsert(resource, 'history', 'added', `'add'`, `history_changes(NULL, __new, ${historyFields(resource)})`)} ` +
+      `SELECT id FROM added`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} = $${i + 2}) AS ${quote('unique:' + field)}`,
@@ -89,15 +94,21 @@ class ResourceTable {
     // so a late retry never overwrites newer data; it is stored as synced.
     const pushed = [...names, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
     const m = pushed.length
+    // The history entry of an applied push: the held row (locked first) against the applied one.
     this.applyPushedSql =
+      `WITH held AS (SELECT to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 FOR UPDATE), applied AS (` +
       `INSERT INTO ${table} (${pushed.map(quote).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
       `VALUES (${pushed.map((_, i) => `$${i + 1}`).join(', ')}, $${m + 1}, CASE WHEN $${m + 2}::boolean THEN NULL ELSE true END, ` +
       `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
       `ON CONFLICT (id) DO UPDATE SET ${[...pushed.slice(1), 'version', 'live', 'deleteTime'].map((name) => `${quote(name)} = EXCLUDED.${quote(name)}`).join(', ')}, ` +
-      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version`
+      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", live, to_jsonb(${table}) AS __new), ` +
+      `${pushedHistoryInsert(resource, 'history', 'applied', 'held')} SELECT id FROM applied`
     this.deleteSql =
-      `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live`
+      `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
+      `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
@@ -143,18 +154,22 @@ class ResourceTable {
       if (name === 'id') continue
       values.push(this.bind(name, value))
       sets.push(`${quote(name)} = $${values.length}`)
-      changes.push(`${quote(name)} IS DISTINCT FROM $${values.length}`)
+      changes.push(`${table}.${quote(name)} IS DISTINCT FROM $${values.length}`)
     }
-    let guard = `id = $1 AND live AND (${changes.join(' OR ')})`
+    let guard = `${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')})`
     if (expectedVersion !== undefined) {
       values.push(expectedVersion)
-      guard += ` AND version = $${values.length}`
+      guard += ` AND ${table}.version = $${values.length}`
     }
+    // The record is locked first (`target` then holds its latest committed state), so the history
+    // entry's old values are exactly those the update replaced.
     const sql =
-      `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
+      `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR UPDATE), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
-      `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
+      `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL FROM target WHERE ${guard} ` +
+      `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
+      `${historyInsert(this.resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(this.resource)})`)} ` +
+      `SELECT (SELECT __version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
     return [sql, values]
   }
 
@@ -468,6 +483,10 @@ export class ResourceStore {
     const pgError = error as { code?: string; constraint?: string; table?: string; detail?: string }
     switch (pgError.code) {
       case '23503': {
+        // A record's attachments name it as children do (migration 081).
+        if (pgError.constraint === `${resource.table}_attachment_recordId_ref`) {
+          return new BusinessError(Code.stillReferenced, `${resource.key} ${values[0]} still has live attachments (delete them first)`)
+        }
         // Composite foreign keys are named <child table>_<field>_ref.
         const child = this.registry.all.find((candidate) => candidate.table === pgError.table)
         const field = pgError.constraint?.replace(`${pgError.table}_`, '').replace(/_ref$/, '')
