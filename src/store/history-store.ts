@@ -53,7 +53,7 @@ export function historyInsert(resource: ResourceDef, name: string, source: strin
 /**
  * Park edition: the history CTE of an applied push. `source` is the upsert's RETURNING (with
  * `live` and `__new`, the applied row as jsonb), `old` a CTE holding the row it replaced (`__old`,
- * locked FOR UPDATE before the upsert), empty when the park did not hold the record.
+ * as the statement's snapshot saw it), empty when the park did not hold the record.
  */
 export function pushedHistoryInsert(resource: ResourceDef, name: string, source: string, old: string): string {
   const held = `(SELECT __old FROM ${old} WHERE (__old ->> 'live') IS NOT NULL)`
@@ -118,13 +118,16 @@ export class HistoryStore {
     return (rowCount ?? 0) > 0
   }
 
+  /** Changes in the resource's field order, instants in the wire form. */
   private toApi(resource: ResourceDef, row: Record<string, any>): HistoryEntry {
-    const instants = new Set(resource.fields.filter((field) => field.kind === 'instant').map((field) => field.name))
     const changes: HistoryEntry['changes'] = {}
-    for (const [field, pair] of Object.entries<[unknown, unknown]>(row.changes)) {
-      changes[field] = instants.has(field)
-        ? (pair.map((value) => (typeof value === 'string' ? this.format(new Date(value)) : value)) as [unknown, unknown])
-        : pair
+    for (const field of resource.fields) {
+      const pair: [unknown, unknown] | undefined = row.changes[field.name]
+      if (!pair) continue
+      changes[field.name] =
+        field.kind === 'instant'
+          ? (pair.map((value) => (typeof value === 'string' ? this.format(new Date(value)) : value)) as [unknown, unknown])
+          : pair
     }
     return { version: row.version, action: row.action, time: this.format(row.time), userName: row.userName, changes }
   }

@@ -94,9 +94,10 @@ class ResourceTable {
     // so a late retry never overwrites newer data; it is stored as synced.
     const pushed = [...names, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
     const m = pushed.length
-    // The history entry of an applied push: the held row (locked first) against the applied one.
+    // The history entry of an applied push: the held row (as the statement's snapshot saw it) against
+    // the applied one. (No FOR UPDATE: the CTE is read after the upsert, which would hide the row.)
     this.applyPushedSql =
-      `WITH held AS (SELECT to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 FOR UPDATE), applied AS (` +
+      `WITH held AS (SELECT to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1), applied AS (` +
       `INSERT INTO ${table} (${pushed.map(quote).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
       `VALUES (${pushed.map((_, i) => `$${i + 1}`).join(', ')}, $${m + 1}, CASE WHEN $${m + 2}::boolean THEN NULL ELSE true END, ` +
       `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
