@@ -198,7 +198,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipAdd"];
         delete?: never;
@@ -224,7 +224,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipUpdate"];
         delete?: never;
@@ -251,7 +251,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipDelete"];
         delete?: never;
@@ -344,9 +344,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a monitoring equipment record
+         * @description Returns one page of the history of the monitoring equipment record named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["hazardMonitorEquipHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a monitoring equipment record
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live monitoring equipment record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the monitoring equipment record's own reads never carry them. A monitoring equipment record with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["hazardMonitorEquipAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a monitoring equipment record
+         * @description The live attachments of the monitoring equipment record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["hazardMonitorEquipAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a monitoring equipment record
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["hazardMonitorEquipAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a monitoring equipment record
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["hazardMonitorEquipAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -370,7 +474,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitAdd"];
         delete?: never;
@@ -396,7 +500,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitUpdate"];
         delete?: never;
@@ -424,7 +528,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitDelete"];
         delete?: never;
@@ -517,9 +621,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a risk analysis unit
+         * @description Returns one page of the history of the risk analysis unit named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventRiskUnitHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a risk analysis unit
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live risk analysis unit `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the risk analysis unit's own reads never carry them. A risk analysis unit with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventRiskUnitAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a risk analysis unit
+         * @description The live attachments of the risk analysis unit `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventRiskUnitAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a risk analysis unit
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventRiskUnitAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a risk analysis unit
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventRiskUnitAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -543,7 +751,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsAdd"];
         delete?: never;
@@ -569,7 +777,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsUpdate"];
         delete?: never;
@@ -597,7 +805,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsDelete"];
         delete?: never;
@@ -690,9 +898,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a risk event
+         * @description Returns one page of the history of the risk event named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventRiskEventsHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a risk event
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live risk event `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the risk event's own reads never carry them. A risk event with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventRiskEventsAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a risk event
+         * @description The live attachments of the risk event `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventRiskEventsAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a risk event
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventRiskEventsAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a risk event
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventRiskEventsAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -716,7 +1028,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresAdd"];
         delete?: never;
@@ -742,7 +1054,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresUpdate"];
         delete?: never;
@@ -770,7 +1082,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresDelete"];
         delete?: never;
@@ -863,9 +1175,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a control measure
+         * @description Returns one page of the history of the control measure named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventRiskMeasuresHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a control measure
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live control measure `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the control measure's own reads never carry them. A control measure with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventRiskMeasuresAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a control measure
+         * @description The live attachments of the control measure `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventRiskMeasuresAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a control measure
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventRiskMeasuresAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a control measure
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventRiskMeasuresAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -889,7 +1305,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskAdd"];
         delete?: never;
@@ -915,7 +1331,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskUpdate"];
         delete?: never;
@@ -943,7 +1359,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskDelete"];
         delete?: never;
@@ -1036,9 +1452,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a hazard troubleshooting task
+         * @description Returns one page of the history of the hazard troubleshooting task named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventTroubleshootTaskHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a hazard troubleshooting task
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live hazard troubleshooting task `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the hazard troubleshooting task's own reads never carry them. A hazard troubleshooting task with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTroubleshootTaskAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a hazard troubleshooting task
+         * @description The live attachments of the hazard troubleshooting task `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventTroubleshootTaskAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a hazard troubleshooting task
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventTroubleshootTaskAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a hazard troubleshooting task
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTroubleshootTaskAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1062,7 +1582,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordAdd"];
         delete?: never;
@@ -1088,7 +1608,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordUpdate"];
         delete?: never;
@@ -1116,7 +1636,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordDelete"];
         delete?: never;
@@ -1209,9 +1729,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a troubleshooting record
+         * @description Returns one page of the history of the troubleshooting record named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventTroubleshootRecordHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a troubleshooting record
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live troubleshooting record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the troubleshooting record's own reads never carry them. A troubleshooting record with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTroubleshootRecordAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a troubleshooting record
+         * @description The live attachments of the troubleshooting record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventTroubleshootRecordAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a troubleshooting record
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventTroubleshootRecordAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a troubleshooting record
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTroubleshootRecordAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1235,7 +1859,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoAdd"];
         delete?: never;
@@ -1263,7 +1887,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoUpdate"];
         delete?: never;
@@ -1290,7 +1914,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoDelete"];
         delete?: never;
@@ -1383,9 +2007,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a hidden-danger record
+         * @description Returns one page of the history of the hidden-danger record named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventTroubleshootInfoHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a hidden-danger record
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live hidden-danger record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the hidden-danger record's own reads never carry them. A hidden-danger record with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTroubleshootInfoAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a hidden-danger record
+         * @description The live attachments of the hidden-danger record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventTroubleshootInfoAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a hidden-danger record
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventTroubleshootInfoAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a hidden-danger record
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTroubleshootInfoAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1409,7 +2137,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoAdd"];
         delete?: never;
@@ -1437,7 +2165,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoUpdate"];
         delete?: never;
@@ -1464,7 +2192,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoDelete"];
         delete?: never;
@@ -1557,9 +2285,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a special work ticket
+         * @description Returns one page of the history of the special work ticket named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventTicketBaseInfoHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a special work ticket
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live special work ticket `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the special work ticket's own reads never carry them. A special work ticket with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTicketBaseInfoAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a special work ticket
+         * @description The live attachments of the special work ticket `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventTicketBaseInfoAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a special work ticket
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventTicketBaseInfoAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a special work ticket
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTicketBaseInfoAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1583,7 +2415,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoAdd"];
         delete?: never;
@@ -1609,7 +2441,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoUpdate"];
         delete?: never;
@@ -1636,7 +2468,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoDelete"];
         delete?: never;
@@ -1729,9 +2561,113 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a training activity
+         * @description Returns one page of the history of the training activity named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily).
+         */
+        post: operations["preventTrainBaseInfoHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a training activity
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live training activity `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the training activity's own reads never carry them. A training activity with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTrainBaseInfoAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a training activity
+         * @description The live attachments of the training activity `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list.
+         */
+        post: operations["preventTrainBaseInfoAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a training activity
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted.
+         */
+        post: operations["preventTrainBaseInfoAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a training activity
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         */
+        post: operations["preventTrainBaseInfoAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1812,6 +2748,23 @@ export type components = {
          * @enum {string}
          */
         ResourceKey: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo";
+        /** @description The server-kept fields every record carries on reads (`getById`, `list`, `search`): set by the server, never accepted from the caller (1002). */
+        ServerKeptFields: {
+            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
+            companyCode: string;
+            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
+            createTime: components["schemas"]["Instant"];
+            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
+            updateTime: components["schemas"]["Instant"];
+            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
+            createBy: string;
+            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
+            updateBy: string;
+            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
+            sync_time: components["schemas"]["Instant"] | null;
+        };
         /**
          * @description 1-based page number. Default 1. A page past the last one returns an empty `list` (with the real `total`).
          * @default 1
@@ -1870,6 +2823,32 @@ export type components = {
          * @example {}
          */
         EmptyRequest: Record<string, never>;
+        /** @description One page of records, as `list` and `search` answer it; each resource's page envelope gives `list` its record type. */
+        Page: {
+            /** @description The records of this page: an array of the resource's records (each page envelope gives its type). */
+            list: unknown;
+            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
+            total: number;
+            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+            totalExact: boolean;
+            /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
+            pageNum: number;
+            /** @description Page size used. */
+            pageSize: number;
+            /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+            next: string | null;
+        };
+        /** @description Every response, errors included, is exactly `{msg, code, data, success}`; each operation's envelope gives `data` its shape. */
+        Envelope: {
+            /** @description Human-readable message; empty on success. */
+            msg: string;
+            /** @description Business code: 0 success, otherwise the error code (see the code table). */
+            code: number;
+            /** @description Payload on success; null on a business failure. */
+            data: unknown;
+            /** @description true exactly when `code` is 0. */
+            success: boolean;
+        };
         /**
          * @description Envelope of every failure answered with a non-200 HTTP status (and shape of every business failure): `success` false, `data` null.
          * @example {
@@ -1891,18 +2870,11 @@ export type components = {
              * @constant
              */
             success: false;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "msg" | "code" | "data" | "success">;
         /** @description Envelope of writes and other operations without payload: `data` is null on success and on failure. */
         NullEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Outcome of an `add-batch`: each item was validated and stored on its own; items that failed can be corrected and sent again.
          * @example {
@@ -1936,15 +2908,8 @@ export type components = {
         };
         /** @description Envelope of `add-batch`: `data` is the batch result when the batch was processed (code 0, even if some items failed); null on a failure of the whole call. */
         BatchResultEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["BatchResult"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/login`.
          * @example {
@@ -1960,11 +2925,6 @@ export type components = {
         };
         /** @description Envelope of `login`. */
         LoginEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Bearer access token (JWT), valid 30 days: send it as `Authorization: Bearer <token>`. */
                 token: string;
@@ -1973,16 +2933,9 @@ export type components = {
                 /** @description Lifetime of `token` in seconds (2592000 = 30 days). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `refresh`. */
         RefreshEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description New bearer access token (JWT), valid 2 hours. */
                 access_token: string;
@@ -1991,9 +2944,7 @@ export type components = {
                 /** @description Lifetime of `access_token` in seconds (7200 = 2 hours). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description A user account as `user/list` returns it (the password hash is never returned).
          * @example {
@@ -2065,11 +3016,6 @@ export type components = {
         };
         /** @description Envelope of `user/list`. */
         UserPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description The users of this page. */
                 list: components["schemas"]["User"][];
@@ -2080,18 +3026,11 @@ export type components = {
                 /** @description Page size used. */
                 pageSize: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Body of `/system/sync/status`: none, or `{}`. */
         SyncStatusRequest: components["schemas"]["EmptyRequest"];
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description One entry per resource, in push order (parents first). */
                 resources: {
@@ -2111,9 +3050,7 @@ export type components = {
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource. `resource`: only that resource. `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
          * @example {
@@ -2131,18 +3068,217 @@ export type components = {
         };
         /** @description Envelope of `sync/retry`. */
         SyncRetryEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Number of `failed` records set back to `pending` and queued for a new push. */
                 requeued: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `history`: the record's id, and the page. On the park edition `companyCode` names the enterprise when several hold the id (as for `getById`).
+         * @example {
+         *       "id": "RU-001",
+         *       "pageNum": 1,
+         *       "pageSize": 20
+         *     }
+         */
+        HistoryRequest: {
+            id: components["schemas"]["Id"];
+            /** @description The enterprise whose record is meant: needed only when several enterprises hold this id (park edition); 1002 then without it. */
+            companyCode?: string;
+            pageNum?: components["schemas"]["PageNum"];
+            pageSize?: components["schemas"]["PageSize"];
         };
+        /**
+         * @description One business write of a record: its version after the write, what it was, when, by whom, and each field it changed.
+         * @example {
+         *       "version": 2,
+         *       "action": "update",
+         *       "time": "2026-11-21T13:05:10+08:00",
+         *       "userName": "zhangwei",
+         *       "changes": {
+         *         "riskLevel": [
+         *           "2",
+         *           "1"
+         *         ]
+         *       }
+         *     }
+         */
+        HistoryEntry: {
+            /** @description The record's version after this write (1 for the add; each write adds one). */
+            version: number;
+            /**
+             * @description `add`, `update` or `delete` (on the park edition: what the applied push did to the park's copy).
+             * @enum {string}
+             */
+            action: "add" | "update" | "delete";
+            /** @description When the write was made (the record's `updateTime` after it). */
+            time: components["schemas"]["Instant"];
+            /** @description Who made the write (the record's `updateBy` after it). */
+            userName: string;
+            /** @description Each field the write changed, as `[old, new]` in the wire form of the field (instants in the configured zone). On `add`, `[null, value]` for every field set; on `delete`, `{}`. A write that changed nothing has no entry. */
+            changes: {
+                [key: string]: unknown[];
+            };
+        };
+        /** @description One page of a record's history, newest first (by `version` descending), shaped like `list`'s page. */
+        HistoryPage: {
+            /** @description The entries of this page, newest first. */
+            list: components["schemas"]["HistoryEntry"][];
+            /** @description Entries of the record in all. */
+            total: number;
+            pageNum: components["schemas"]["PageNum"];
+            pageSize: components["schemas"]["PageSize"];
+        };
+        /** @description Envelope of `history`: `data` is one page of the record's history on success, null on a business failure. */
+        HistoryPageEnvelope: {
+            data: components["schemas"]["HistoryPage"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Type of an attached file. The decoded bytes must start as this type does (PNG signature, JPEG SOI marker, `%PDF-`), and a `fileName` extension, when there is one, must fit it (`.png`; `.jpg`, `.jpeg`, `.jpe`; `.pdf`): otherwise 1002.
+         * @example image/png
+         * @enum {string}
+         */
+        AttachmentContentType: "image/png" | "image/jpeg" | "application/pdf";
+        /**
+         * @description File name shown to users, 1..255 characters, without a path: no `/`, `\` or control characters (1002).
+         * @example hidden-danger-before.png
+         */
+        AttachmentFileName: string;
+        /**
+         * @description Body of `attachment/add`. The push-only fields (`companyCode` ... `deleted`) are sent by the enterprise edition's push with `X-Sync-Push: 1` to the park edition only; in any other call they answer 1002.
+         * @example {
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+         *     }
+         */
+        AttachmentAddRequest: {
+            /** @description Attachment identifier chosen by the caller; 1003 when used before (also by a deleted attachment). */
+            id: components["schemas"]["Id"];
+            /** @description A live record of this resource (1006 when it is missing or deleted). */
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description The file, base64 (RFC 4648, padded, without line breaks; 1002 otherwise), at most `ATTACHMENT_MAX_BYTES` (default 5 MiB = 5242880 bytes) decoded: 1002 above it, naming the limit. In a pushed tombstone (`deleted` true) the empty string. */
+            content: string;
+            /** @description Push only: the enterprise. */
+            companyCode?: string;
+            /** @description Push only: as the enterprise holds it. */
+            createTime?: components["schemas"]["Instant"];
+            /** @description Push only: as the enterprise holds it. */
+            updateTime?: components["schemas"]["Instant"];
+            /** @description Push only: as the enterprise holds it. */
+            createBy?: string;
+            /** @description Push only: as the enterprise holds it. */
+            updateBy?: string;
+            /** @description Push only: the enterprise's version of the attachment; applied only when newer than the one held. */
+            version?: number;
+            /** @description Push only: true for a deleted attachment's tombstone. */
+            deleted?: boolean;
+        };
+        /**
+         * @description Body of `attachment/list`: the record whose live attachments are listed.
+         * @example {
+         *       "recordId": "RU-001"
+         *     }
+         */
+        AttachmentListRequest: {
+            recordId: components["schemas"]["Id"];
+        };
+        /**
+         * @description An attachment without its bytes (as `attachment/list` answers it).
+         * @example {
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "size": 70,
+         *       "sha256": "6b7fa434f92a8b80aab02d9bf1a12e49ffcae424e4013a1c4f68b67e3d2bbcd0",
+         *       "companyCode": "320115001",
+         *       "createTime": "2026-11-21T13:06:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "sync_status": "synced",
+         *       "sync_time": "2026-11-21T13:06:02+08:00"
+         *     }
+         */
+        AttachmentInfo: {
+            /** @description Attachment identifier chosen by the caller (like a record id: never reused). */
+            id: components["schemas"]["Id"];
+            /** @description The record the file is attached to. */
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description Size of the file in bytes (decoded). */
+            size: number;
+            /** @description SHA-256 of the file's bytes, lower-case hex: compare it with your own to check a transfer. */
+            sha256: string;
+            /** @description The enterprise the attachment belongs to. */
+            companyCode: string;
+            /** @description When the file was attached. */
+            createTime: components["schemas"]["Instant"];
+            /** @description User who attached it. */
+            createBy: string;
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description When the park acknowledged the attachment (or, when `failed`, when it failed); null while pending. */
+            sync_time: components["schemas"]["Instant"] | null;
+        };
+        /**
+         * @description An attachment with its bytes (as `attachment/get` answers it).
+         * @example {
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "size": 70,
+         *       "sha256": "6b7fa434f92a8b80aab02d9bf1a12e49ffcae424e4013a1c4f68b67e3d2bbcd0",
+         *       "companyCode": "320115001",
+         *       "createTime": "2026-11-21T13:06:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "sync_status": "synced",
+         *       "sync_time": "2026-11-21T13:06:02+08:00",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+         *     }
+         */
+        Attachment: {
+            /** @description Attachment identifier chosen by the caller (like a record id: never reused). */
+            id: components["schemas"]["Id"];
+            /** @description The record the file is attached to. */
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description Size of the file in bytes (decoded). */
+            size: number;
+            /** @description SHA-256 of the file's bytes, lower-case hex: compare it with your own to check a transfer. */
+            sha256: string;
+            /** @description The enterprise the attachment belongs to. */
+            companyCode: string;
+            /** @description When the file was attached. */
+            createTime: components["schemas"]["Instant"];
+            /** @description User who attached it. */
+            createBy: string;
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description When the park acknowledged the attachment (or, when `failed`, when it failed); null while pending. */
+            sync_time: components["schemas"]["Instant"] | null;
+            /** @description The file, base64 (RFC 4648, padded). */
+            content: string;
+        };
+        /** @description The live attachments of a record, oldest first, without their bytes. */
+        AttachmentList: {
+            /** @description The attachments. */
+            list: components["schemas"]["AttachmentInfo"][];
+            /** @description How many. */
+            total: number;
+        };
+        /** @description Envelope of `attachment/list`: `data` is the record's live attachments on success, null on a business failure. */
+        AttachmentListEnvelope: {
+            data: components["schemas"]["AttachmentList"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Envelope of `attachment/get`: `data` is the attachment with its bytes on success, null on a business failure. */
+        AttachmentEnvelope: {
+            data: components["schemas"]["Attachment"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Monitoring equipment of a major hazard source (a sensor or detector with its range and alarm thresholds). The spec marks every field required.
          *
@@ -2364,21 +3500,7 @@ export type components = {
             equipmentType: string;
             /** @description Device name / model. */
             equipmentName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `MonitorEquipRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2489,39 +3611,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the monitoring equipment record on success, null on a business failure. */
         MonitorEquipRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["MonitorEquipRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of monitoring equipment records on success, null on a business failure. */
         MonitorEquipPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["MonitorEquipRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk analysis unit (风险分析单元) of the dual-prevention system: the object (installation, tank farm, warehouse...) whose risks are analysed. Parent of risk events.
          *
@@ -2629,21 +3726,7 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the unit in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskUnitRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2727,39 +3810,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk analysis unit on success, null on a business failure. */
         RiskUnitRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskUnitRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk analysis units on success, null on a business failure. */
         RiskUnitPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskUnitRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety risk event (安全风险事件) identified within a risk analysis unit. Child of a risk unit, parent of control measures.
          *
@@ -2819,21 +3877,7 @@ export type components = {
             riskUnitId: components["schemas"]["Id"];
             /** @description Name of the risk event (风险事件名称), e.g. the accident scenario. */
             riskEventName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskEventsRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2893,39 +3937,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk event on success, null on a business failure. */
         RiskEventsRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskEventsRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk events on success, null on a business failure. */
         RiskEventsPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskEventsRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk control measure (管控措施) of a risk event. Child of a risk event, parent of troubleshooting tasks and (optionally) of hidden-danger records.
          *
@@ -3055,21 +4074,7 @@ export type components = {
             classify2: "1-1" | "1-2" | "1-3" | "1-4" | "1-5" | "2-1" | "2-2" | "2-3" | "3-1" | "3-2" | "3-3" | "3-4" | "4-1" | "4-2" | "4-3" | "4-4" | "4-5" | null;
             /** @description Measure category, level 3 (管控措施分类3): enterprise-defined free text. Optional; null when not set. */
             classify3: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskMeasuresRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3144,39 +4149,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the control measure on success, null on a business failure. */
         RiskMeasuresRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskMeasuresRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of control measures on success, null on a business failure. */
         RiskMeasuresPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskMeasuresRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting task (隐患排查任务): a recurring inspection of a control measure. Child of a control measure, parent of troubleshooting records.
          *
@@ -3331,21 +4311,7 @@ export type components = {
             workType: "0" | "1" | "2" | "3" | null;
             /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootTaskRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3435,39 +4401,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hazard troubleshooting task on success, null on a business failure. */
         TroubleshootTaskRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootTaskRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hazard troubleshooting tasks on success, null on a business failure. */
         TroubleshootTaskPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootTaskRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting record (隐患排查记录): one execution of a troubleshooting task. Child of a task, parent of hidden-danger records found during it.
          *
@@ -3560,21 +4501,7 @@ export type components = {
             checkPerson: string | null;
             /** @description Mainland mobile number of the inspector, 11 digits starting with 1[3-9]. Optional; null when not set. */
             checkPersonMobile: components["schemas"]["Mobile"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootRecordRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3651,39 +4578,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the troubleshooting record on success, null on a business failure. */
         TroubleshootRecordRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootRecordRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of troubleshooting records on success, null on a business failure. */
         TroubleshootRecordPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootRecordRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting information (隐患信息): a hidden danger found, followed from discovery through rectification to acceptance. May name the control measure that failed and the troubleshooting record that found it.
          *
@@ -3954,21 +4856,7 @@ export type components = {
             checkAcceptTime: components["schemas"]["Date"] | null;
             /** @description Acceptance comment (验收意见). Optional; null when not set. */
             checkAcceptComment: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4082,39 +4970,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hidden-danger record on success, null on a business failure. */
         TroubleshootInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hidden-danger records on success, null on a business failure. */
         TroubleshootInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Special work ticket (特殊作业票) per GB 30871-2022 (hot work, confined space, work at height, ...).
          *
@@ -4353,21 +5216,7 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the work location in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TicketBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4480,39 +5329,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the special work ticket on success, null on a business failure. */
         TicketBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TicketBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of special work tickets on success, null on a business failure. */
         TicketBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TicketBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety education and training activity (安全教育培训).
          *
@@ -4687,21 +5511,7 @@ export type components = {
             cost: components["schemas"]["Decimal"] | null;
             /** @description Summary / assessment of the training (培训总结). Optional; null when not set. */
             summary: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TrainBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4796,39 +5606,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the training activity on success, null on a business failure. */
         TrainBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TrainBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of training activities on success, null on a business failure. */
         TrainBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TrainBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
     };
     responses: {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
@@ -4902,6 +5687,8 @@ export type components = {
         SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
         IdempotencyKey: string;
+        /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+        AttachmentSyncPush: "1";
     };
     requestBodies: never;
     headers: never;
@@ -5409,6 +6196,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    hazardMonitorEquipHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventRiskUnitAdd: {
         parameters: {
             query?: never;
@@ -5629,6 +6579,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5871,6 +6984,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventRiskEventsHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventRiskMeasuresAdd: {
         parameters: {
             query?: never;
@@ -6091,6 +7367,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6333,6 +7772,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTroubleshootTaskHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTroubleshootRecordAdd: {
         parameters: {
             query?: never;
@@ -6553,6 +8155,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6795,6 +8560,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTroubleshootInfoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTicketBaseInfoAdd: {
         parameters: {
             query?: never;
@@ -7015,6 +8943,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7257,4 +9348,170 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTrainBaseInfoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -3,7 +3,7 @@
 // it), `gen` is the user's token generation (a password change or a disable ends older tokens).
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { JWT } from '@fastify/jwt'
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 import type { Prisma } from '../store/database.ts'
 import { AUTH_CHANNEL, type AuthState, type UserState } from './auth-state.ts'
 import { hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'

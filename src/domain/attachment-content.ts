@@ -2,7 +2,7 @@
 // without path, and a type proven by the bytes themselves (PNG, JPEG and PDF signatures), never by
 // the name or the declared type alone. Pure functions; every refusal is 1002 naming the field.
 import { createHash } from 'node:crypto'
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 
 export const ATTACHMENT_TYPES = ['image/png', 'image/jpeg', 'application/pdf'] as const
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number]

@@ -1,9 +1,9 @@
 // The four attachment operations of every resource (CONTRACT §12), and on the park edition the
 // application of pushed attachments (attachment/add with X-Sync-Push: 1).
 import { decodeAttachment, decodeBase64 } from '../domain/attachment-content.ts'
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
-import type { AttachmentInfo, AttachmentStore, PushedAttachment } from '../store/attachment-store.ts'
+import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
 import { createHash } from 'node:crypto'
 
@@ -44,7 +44,7 @@ export class AttachmentOperations {
         id: body.id,
         recordId: body.recordId,
         fileName: body.fileName,
-        contentType: body.contentType as PushedAttachment['contentType'],
+        contentType: body.contentType,
         content,
         sha256,
       },
@@ -72,7 +72,7 @@ export class AttachmentOperations {
         id: body.id,
         recordId: body.recordId,
         fileName: body.fileName,
-        contentType: body.contentType as PushedAttachment['contentType'],
+        contentType: body.contentType,
         ...decoded,
         companyCode: body.companyCode!,
         createTime: body.createTime!,

@@ -1,7 +1,10 @@
 // The seven generic operations of every resource. Handlers stay thin: domain rules, then the store.
-import { describeErrors, type Validator } from '../contract/validation.ts'
-import { BusinessError, Code } from '../http/business-error.ts'
-import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { OpenApiDocument } from '../contract/openapi-document.ts'
+import { pushItemSchema } from '../contract/push-item-schema.ts'
+import { type createAjv, describeErrors, type Validator } from '../contract/validation.ts'
+import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
+import { BusinessError, Code } from '../errors.ts'
+import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import {
   type ApiRecord,
@@ -31,17 +34,26 @@ export class ResourceOperations {
   constructor(options: {
     store: ResourceStore
     history: HistoryStore
-    itemValidators: Map<string, Validator>
-    pushItemValidators: Map<string, Validator>
+    ajv: ReturnType<typeof createAjv>
+    document: OpenApiDocument
+    registry: ResourceRegistry
   }) {
+    const { ajv, document, registry } = options
     this.store = options.store
     this.historyStore = options.history
-    this.itemValidators = options.itemValidators
-    this.pushItemValidators = options.pushItemValidators
+    this.itemValidators = new Map(
+      registry.all.map((resource) => [
+        resource.key,
+        ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components }),
+      ]),
+    )
+    this.pushItemValidators = new Map(
+      registry.all.map((resource) => [resource.key, ajv.compile(pushItemSchema(document, resource.schemaName))]),
+    )
   }
 
   async add(resource: ResourceDef, record: ApiRecord, context: WriteContext): Promise<void> {
-    checkRules(resource, record)
+    checkRecord(resource, record)
     await this.store.add(resource, record, context)
   }
 
@@ -59,8 +71,7 @@ export class ResourceOperations {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.store.get(resource, id, context.db)
       if (!current) throw new BusinessError(Code.notFound, `record not found: ${id}`)
-      checkRules(resource, { ...current.record, ...patch })
-      checkTransition(resource, current.record, patch)
+      checkUpdate(resource, current.record, patch)
       try {
         await this.store.update(resource, id, patch, context, current.version)
         return
@@ -134,29 +145,5 @@ export class ResourceOperations {
       }
     }
     return result
-  }
-}
-
-function needsMergedCheck(resource: ResourceDef, patch: ApiRecord): boolean {
-  if (resource.stateMachine && resource.stateMachine.field in patch) return true
-  return resource.rules.some((rule) => rule.fields.some((field) => field in patch))
-}
-
-function checkRules(resource: ResourceDef, record: ApiRecord): void {
-  for (const rule of resource.rules) {
-    const message = rule.check(record)
-    if (message) throw new BusinessError(Code.badParameter, message)
-  }
-}
-
-/** The same state again is not a move; any other move must be listed in the state machine. */
-function checkTransition(resource: ResourceDef, current: ApiRecord, patch: ApiRecord): void {
-  const machine = resource.stateMachine
-  if (!machine || !(machine.field in patch)) return
-  const from = String(current[machine.field])
-  const to = String(patch[machine.field])
-  if (from === to) return
-  if (!(machine.transitions[from] ?? []).includes(to)) {
-    throw new BusinessError(Code.illegalTransition, `${machine.field}: illegal transition ${from} -> ${to}`)
   }
 }

@@ -1,10 +1,12 @@
 // The enterprise edition's client of the park edition: the typed client generated from the
 // document (openapi-fetch), logged in with the configured park account, logging in again on 401.
 import createClient from 'openapi-fetch'
-import type { paths } from '../../generated/openapi.ts'
-import type { BatchResult } from '../operations/resource-operations.ts'
+
+import type { components, paths } from '../../generated/openapi.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { PushItem } from '../store/sync-store.ts'
+
+type BatchResult = components['schemas']['BatchResult']
 
 export class ParkUnavailable extends Error {
   override name = 'ParkUnavailable'

@@ -1,17 +1,10 @@
 // The nine resources, described once. Field shapes, unique fields, references and state machines
 // are read from the OpenAPI document (x-unique, x-references, x-state-machine); this file adds what
-// the document does not hold: the table, and the cross-field rules. Handlers, store and push are
-// generic over these entries: a tenth resource is its schema, its migration and one entry below.
+// the document does not hold: the module and the table. Handlers, store and push are generic over
+// these entries: a tenth resource is its schema, its migration and one entry below (and, if it has
+// cross-field rules, its line in domain/resource-rules.ts). Read by every layer, it imports only
+// the contract.
 import { type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
-import {
-  type CrossFieldRule,
-  classifyPrefix,
-  endAfterStart,
-  passNotAboveParticipants,
-  requiredWhen,
-  thresholdOrder,
-  workLevelForType,
-} from '../domain/cross-field-rules.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date'
 
@@ -42,59 +35,25 @@ export interface ResourceDef {
   uniqueFields: string[]
   references: Reference[]
   stateMachine: StateMachine | undefined
-  rules: CrossFieldRule[]
 }
 
 interface Entry {
   key: string
   module: 'hazard' | 'prevent'
   table: string
-  rules?: CrossFieldRule[]
 }
 
 /** In parent-before-child order: the park push applies them in this order. */
 const ENTRIES: Entry[] = [
-  {
-    key: 'monitorEquip',
-    module: 'hazard',
-    table: 'monitor_equip',
-    rules: [thresholdOrder(['rangeMin', 'twoLevelLow', 'oneLevelLow', 'oneLevelHigh', 'twoLevelHigh', 'rangeMax'])],
-  },
+  { key: 'monitorEquip', module: 'hazard', table: 'monitor_equip' },
   { key: 'riskUnit', module: 'prevent', table: 'risk_unit' },
   { key: 'riskEvents', module: 'prevent', table: 'risk_events' },
-  { key: 'riskMeasures', module: 'prevent', table: 'risk_measures', rules: [classifyPrefix] },
-  {
-    key: 'troubleshootTask',
-    module: 'prevent',
-    table: 'troubleshoot_task',
-    rules: [
-      requiredWhen(['workStartTime', 'workEndTime'], 'checkCycleUnit is 小时', ['checkCycleUnit'], (r) => r.checkCycleUnit === '小时'),
-      requiredWhen(['taskNum'], 'workType is not 0', ['workType'], (r) => r.workType != null && r.workType !== '0'),
-    ],
-  },
+  { key: 'riskMeasures', module: 'prevent', table: 'risk_measures' },
+  { key: 'troubleshootTask', module: 'prevent', table: 'troubleshoot_task' },
   { key: 'troubleshootRecord', module: 'prevent', table: 'troubleshoot_record' },
-  {
-    key: 'troubleshootInfo',
-    module: 'prevent',
-    table: 'troubleshoot_info',
-    rules: [requiredWhen(['checkAcceptPerson', 'checkAcceptTime'], 'dangerState is 9', ['dangerState'], (r) => r.dangerState === '9')],
-  },
-  {
-    key: 'ticketBaseInfo',
-    module: 'prevent',
-    table: 'ticket_base_info',
-    rules: [
-      endAfterStart('planStartTime', 'planEndTime'),
-      workLevelForType,
-      requiredWhen(['contractorOrg'], 'isContractorWork is 1', ['isContractorWork'], (r) => r.isContractorWork === '1'),
-    ],
-  },
-  {
-    key: 'trainBaseInfo',
-    module: 'prevent',
-    table: 'train_base_info',
-    rules: [endAfterStart('trainStartTime', 'trainEndTime'), passNotAboveParticipants],
-  },
+  { key: 'troubleshootInfo', module: 'prevent', table: 'troubleshoot_info' },
+  { key: 'ticketBaseInfo', module: 'prevent', table: 'ticket_base_info' },
+  { key: 'trainBaseInfo', module: 'prevent', table: 'train_base_info' },
 ]
 
 export class ResourceRegistry {
@@ -136,7 +95,6 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
     uniqueFields,
     references,
     stateMachine: machine ? { field: machine.field, transitions: machine.transitions } : undefined,
-    rules: entry.rules ?? [],
   }
 }
 

@@ -3,8 +3,8 @@
 // the bytes. Each write is one statement; an attachment's need to be pushed is its own
 // sync_status = 'pending', as for records, so the push bookkeeping of SyncStore serves both.
 import type pg from 'pg'
-import type { AttachmentType } from '../domain/attachment-content.ts'
-import { BusinessError, Code } from '../http/business-error.ts'
+import type { Queryable } from './database.ts'
+import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import type { PendingPage, PushItem } from './sync-store.ts'
@@ -13,7 +13,8 @@ export interface AttachmentInput {
   id: string
   recordId: string
   fileName: string
-  contentType: AttachmentType
+  /** image/png, image/jpeg or application/pdf, proven by the bytes (domain/attachment-content.ts). */
+  contentType: string
   content: Buffer
   sha256: string
 }
@@ -57,7 +58,6 @@ export function attachmentTarget(resource: ResourceDef): ResourceDef {
     fields: [],
     uniqueFields: [],
     references: [],
-    rules: [],
   }
 }
 
@@ -80,7 +80,7 @@ export class AttachmentStore {
   }
 
   /** 1003 when the id was ever used; 1006 when the record is missing or deleted. */
-  async add(resource: ResourceDef, input: AttachmentInput, userName: string, db: Pick<pg.Pool, 'query'> = this.pool): Promise<void> {
+  async add(resource: ResourceDef, input: AttachmentInput, userName: string, db: Queryable = this.pool): Promise<void> {
     const table = attachmentTarget(resource).table
     const { rowCount } = await this.run(resource, () =>
       db.query(
@@ -104,7 +104,7 @@ export class AttachmentStore {
   }
 
   /** Tombstones a live attachment; deleting a missing or deleted one is a success. */
-  async delete(resource: ResourceDef, id: string, userName: string, db: Pick<pg.Pool, 'query'> = this.pool): Promise<void> {
+  async delete(resource: ResourceDef, id: string, userName: string, db: Queryable = this.pool): Promise<void> {
     await db.query(
       `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $3, ` +
         `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE "companyCode" = $1 AND id = $2 AND live`,
@@ -189,7 +189,7 @@ export class AttachmentStore {
    * Park edition: applies a pushed attachment (or tombstone) by (companyCode, id), unless the held
    * version is newer. 1006 when its record is not on the park (yet).
    */
-  async applyPushed(resource: ResourceDef, item: PushedAttachment, db: Pick<pg.Pool, 'query'> = this.pool): Promise<void> {
+  async applyPushed(resource: ResourceDef, item: PushedAttachment, db: Queryable = this.pool): Promise<void> {
     const table = `"${attachmentTarget(resource).table}"`
     const columns = [
       'id',

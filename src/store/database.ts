@@ -14,6 +14,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
 // Dates (date columns) stay 'YYYY-MM-DD' strings: no time zone may shift them.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value)
 
+/** The pool, or one client inside a transaction (an idempotent write). */
+export type Queryable = Pick<pg.Pool, 'query'>
+
 export interface Database {
   pool: pg.Pool
   prisma: Prisma

@@ -4,7 +4,7 @@
 // (history_changes, migration 080) from the rows as jsonb; reads turn stored values into the wire
 // form (instants in the configured zone).
 import type pg from 'pg'
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 

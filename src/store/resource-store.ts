@@ -3,8 +3,9 @@
 // statement in autocommit, so the record and its need to be pushed (sync_status 'pending') commit
 // together in one round trip; referential rules are the database's own foreign keys.
 import type pg from 'pg'
-import { BusinessError, Code } from '../http/business-error.ts'
+import { BusinessError, Code } from '../errors.ts'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import type { Queryable } from './database.ts'
 import { historyFields, historyInsert, pushedHistoryInsert } from './history-store.ts'
 import { type InstantFormatter, toSecond } from './instant-format.ts'
 
@@ -45,9 +46,6 @@ export interface SearchQuery {
 
 /** Totals are counted exactly up to this many matches; a larger total is estimated (flagged). */
 export const EXACT_TOTAL_LIMIT = 10_000
-
-/** The pool, or one client inside a transaction (an idempotent write). */
-export type Queryable = Pick<pg.Pool, 'query'>
 
 export interface WriteContext {
   userName: string

@@ -4,13 +4,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
-import { type BusinessCode, BusinessError, Code, type Envelope, statusOf, success } from '../http/business-error.ts'
+import { type BusinessCode, BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
-import type { AttachmentOperations } from './attachment-operations.ts'
-import type { Idempotency } from './idempotency.ts'
-import type { ResourceOperations } from './resource-operations.ts'
-import type { SystemOperations } from './system-operations.ts'
+import type { AttachmentOperations } from '../operations/attachment-operations.ts'
+import type { Idempotency } from '../operations/idempotency.ts'
+import type { ResourceOperations } from '../operations/resource-operations.ts'
+import type { SystemOperations } from '../operations/system-operations.ts'
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 

@@ -1,0 +1,125 @@
+// The composition root: builds the service from its parts and wires them, nothing more. Each HTTP
+// concern is a named plugin under http/plugins/ that declares what it depends on (Fastify refuses
+// to register one before its dependencies); the operations are generic over the resource registry.
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { AuthState } from './auth/auth-state.ts'
+import { jwtSecret } from './auth/jwt-secret.ts'
+import type { Config } from './config.ts'
+import { loadOpenApi } from './contract/openapi-document.ts'
+import { createAjv } from './contract/validation.ts'
+import { operationHandlers } from './http/handlers.ts'
+import { operationPolicies } from './http/operation-policy.ts'
+import authentication from './http/plugins/authentication.ts'
+import docs from './http/plugins/docs.ts'
+import envelope from './http/plugins/envelope.ts'
+import health from './http/plugins/health.ts'
+import jsonBody from './http/plugins/json-body.ts'
+import metrics from './http/plugins/metrics.ts'
+import operations from './http/plugins/operations.ts'
+import rateLimits from './http/plugins/rate-limits.ts'
+import requestLog from './http/plugins/request-log.ts'
+import { AttachmentOperations } from './operations/attachment-operations.ts'
+import { HistoryRetention } from './operations/history-retention.ts'
+import { Idempotency } from './operations/idempotency.ts'
+import { ResourceOperations } from './operations/resource-operations.ts'
+import { SystemOperations } from './operations/system-operations.ts'
+import type { ParkPush } from './park/park-push.ts'
+import { parkPush } from './park/park-wiring.ts'
+import { registerPushMetrics } from './park/push-metrics.ts'
+import { ResourceRegistry } from './resources/resource-registry.ts'
+import { AttachmentStore } from './store/attachment-store.ts'
+import type { Database } from './store/database.ts'
+import { HistoryStore } from './store/history-store.ts'
+import { instantFormatter } from './store/instant-format.ts'
+import { migrate } from './store/migrate.ts'
+import { ResourceStore } from './store/resource-store.ts'
+import { SyncStore } from './store/sync-store.ts'
+
+export interface AppOptions {
+  config: Config
+  database: Database
+  /** Milliseconds since the epoch; tests inject their own to move time. */
+  clock?: () => number
+  logger?: boolean | Record<string, unknown>
+}
+
+export interface App {
+  fastify: FastifyInstance
+  /** The admin password generated on this first start (none configured), to be shown once. */
+  generatedAdminPassword: string | undefined
+  /** The park push (enterprise edition with a park configured). */
+  push: ParkPush | undefined
+  close(): Promise<void>
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, database } = options
+  const { pool, prisma } = database
+  const { document, yaml } = loadOpenApi()
+  await migrate(pool)
+  const registry = new ResourceRegistry(document)
+  const format = instantFormatter(config.timeZone)
+  const ajv = createAjv()
+  const policies = operationPolicies(document)
+  const authState = new AuthState(prisma, config.databaseUrl)
+  await authState.start()
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    // One line per request instead, written by the request-log plugin.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: 'idle',
+    // Request ids for the log lines, unique across instances; never trust a caller's.
+    genReqId: () => randomUUID(),
+  })
+  await app.register(envelope)
+  await app.register(jsonBody, { policies })
+  const secret = await jwtSecret(config.jwtSecret, prisma)
+  await app.register(authentication, { policies, prisma, state: authState, secret, clock: options.clock })
+  await app.register(requestLog)
+  await app.register(docs, { document, yaml })
+  await app.register(rateLimits, { max: config.rateLimitMax, loginMax: config.rateLimitLoginMax, windowMs: config.rateLimitWindowMs })
+
+  const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
+  const sync = new SyncStore({ pool, store })
+  const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
+  const push = parkPush(config, sync, attachmentStore, registry, app.log)
+  const wakePush = () => push?.wake()
+  const history = new HistoryStore({ pool, format })
+  const resources = new ResourceOperations({ store, history, ajv, document, registry })
+  const attachments = new AttachmentOperations({ store: attachmentStore, maxBytes: config.attachmentMaxBytes })
+  const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
+  const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
+  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  // attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside the other fields.
+  const attachmentBodyLimit = Math.max(config.bodyLimit, Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024)
+  await app.register(operations, { document, ajv, handlers, bodyLimits: { attachmentAdd: attachmentBodyLimit } })
+  const retention = config.historyRetentionDays
+    ? new HistoryRetention({ databaseUrl: config.databaseUrl, history, days: config.historyRetentionDays, log: app.log })
+    : undefined
+  await app.register(health, { pool, push })
+  await app.register(metrics, { pool })
+  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
+
+  const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
+  await app.ready()
+  await push?.start()
+  await retention?.start()
+  return {
+    fastify: app,
+    generatedAdminPassword,
+    push,
+    async close() {
+      // In-flight requests finish first, then the push in progress, then the database listeners.
+      await app.close()
+      await push?.stop()
+      await retention?.stop()
+      await authState.close()
+    },
+  }
+}

@@ -1,0 +1,36 @@
+// The contract as served: /openapi.yaml and /openapi.json, and Swagger UI at /docs, offline from npm
+// packages: @fastify/swagger in static mode holds the document already loaded (nothing is generated
+// from the routes), @fastify/swagger-ui serves the UI's assets and the document it renders
+// (/docs/json, /docs/yaml). The UI's "Authorize" takes the bearer token of /system/login; "Try it
+// out" then calls the operations of the serving edition (the document's server is `/`). Pages,
+// not operations: no authentication, no rate limit.
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { OpenApiDocument } from '../../contract/openapi-document.ts'
+
+export const DOCS_PREFIX = '/docs'
+
+async function docs(app: FastifyInstance, options: { document: OpenApiDocument; yaml: string }): Promise<void> {
+  const { document, yaml } = options
+  const outsideContract = { config: { rateLimit: false } }
+  app.get('/openapi.yaml', outsideContract, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
+  app.get('/openapi.json', outsideContract, async () => document)
+  await app.register(async (ui) => {
+    await ui.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
+    await ui.register(fastifySwaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      uiConfig: {
+        // The token entered in "Authorize" survives a page reload.
+        persistAuthorization: true,
+        displayOperationId: true,
+        displayRequestDuration: true,
+        // 72 operations: a filter box (by tag) helps.
+        filter: true,
+      },
+    })
+  })
+}
+
+export default fp(docs, { name: 'docs', fastify: '5.x' })

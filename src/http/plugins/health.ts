@@ -1,0 +1,29 @@
+// Health: /health/live answers while the process serves; /health/ready while the database is
+// reachable and migrated, and, with a park push, while its queue (pg-boss) is ready. Outside the
+// contract: no authentication, no rate limit.
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type pg from 'pg'
+import { Code, failure, success } from '../../errors.ts'
+import type { ParkPush } from '../../park/park-push.ts'
+import { latestMigrationVersion } from '../../store/migrate.ts'
+
+async function health(app: FastifyInstance, options: { pool: pg.Pool; push: ParkPush | undefined }): Promise<void> {
+  const { pool, push } = options
+  const outsideContract = { config: { rateLimit: false } }
+  app.get('/health/live', outsideContract, async () => success({ status: 'live' }))
+  app.get('/health/ready', outsideContract, async (_request, reply) => {
+    try {
+      const { expected, actual } = await latestMigrationVersion(pool)
+      if (actual < expected)
+        return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
+      if (push && !(await push.ready()))
+        return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
+      return success({ status: 'ready', migration: actual, push: push ? 'ready' : 'not configured' })
+    } catch {
+      return reply.code(503).send(failure(Code.databaseUnavailable, 'database unavailable'))
+    }
+  })
+}
+
+export default fp(health, { name: 'health', fastify: '5.x', dependencies: ['envelope'] })
