@@ -2797,6 +2797,30 @@ export type components = {
          * @enum {string}
          */
         SortDirection: "asc" | "desc";
+        /** @description One condition of a `search`, written once; each resource's <Resource>Search names the fields it may use and closes it. */
+        SearchCondition: {
+            /** @description A field of the resource's record (its <Resource>Field). */
+            field: unknown;
+            op: components["schemas"]["SearchOperator"];
+            /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
+            value?: unknown;
+        };
+        /** @description One sort key of a `search`, written once; each resource's <Resource>Search names the fields it may use and closes it. */
+        SortKey: {
+            /** @description A field of the resource's record (its <Resource>Field). */
+            field: unknown;
+            direction?: components["schemas"]["SortDirection"];
+        };
+        /** @description Body of every `search`, written once: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Each resource's <Resource>Search composes it with `allOf`, gives `conditions` and `orderBy` their items (a SearchCondition, a SortKey, each naming the resource's fields: its <Resource>Field), and closes itself with `unevaluatedProperties: false`. */
+        Search: {
+            pageNum?: components["schemas"]["PageNum"];
+            pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
+            /** @description Up to 20 conditions, all of which must hold (AND). */
+            conditions?: unknown;
+            /** @description Up to 5 sort keys, applied in order. */
+            orderBy?: unknown;
+        };
         /**
          * @description Page request of `list`: every field optional (`{}` gives page 1 of 20). Shallow pages by `pageNum`; any depth by `after` (see `PageCursor`).
          * @example {
@@ -3532,22 +3556,13 @@ export type components = {
          *     }
          */
         MonitorEquipSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["MonitorEquipField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["MonitorEquipField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["MonitorEquipField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["MonitorEquipField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/hazard/monitorEquip/add-batch`.
          * @example {
@@ -3761,22 +3776,13 @@ export type components = {
          *     }
          */
         RiskUnitSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["RiskUnitField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["RiskUnitField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["RiskUnitField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["RiskUnitField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/riskUnit/add-batch`.
          * @example {
@@ -3898,22 +3904,13 @@ export type components = {
          *     }
          */
         RiskEventsSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["RiskEventsField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["RiskEventsField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["RiskEventsField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["RiskEventsField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/riskEvents/add-batch`.
          * @example {
@@ -4100,22 +4097,13 @@ export type components = {
          *     }
          */
         RiskMeasuresSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["RiskMeasuresField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["RiskMeasuresField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["RiskMeasuresField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["RiskMeasuresField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/riskMeasures/add-batch`.
          * @example {
@@ -4346,22 +4334,13 @@ export type components = {
          *     }
          */
         TroubleshootTaskSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TroubleshootTaskField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TroubleshootTaskField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TroubleshootTaskField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TroubleshootTaskField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/troubleshootTask/add-batch`.
          * @example {
@@ -4533,22 +4512,13 @@ export type components = {
          *     }
          */
         TroubleshootRecordSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TroubleshootRecordField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TroubleshootRecordField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TroubleshootRecordField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TroubleshootRecordField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/troubleshootRecord/add-batch`.
          * @example {
@@ -4893,22 +4863,13 @@ export type components = {
          *     }
          */
         TroubleshootInfoSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TroubleshootInfoField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TroubleshootInfoField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TroubleshootInfoField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TroubleshootInfoField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/troubleshootInfo/add-batch`.
          * @example {
@@ -5256,22 +5217,13 @@ export type components = {
          *     }
          */
         TicketBaseInfoSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TicketBaseInfoField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TicketBaseInfoField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TicketBaseInfoField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TicketBaseInfoField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/ticketBaseInfo/add-batch`.
          * @example {
@@ -5543,22 +5495,13 @@ export type components = {
          *     }
          */
         TrainBaseInfoSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TrainBaseInfoField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TrainBaseInfoField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TrainBaseInfoField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TrainBaseInfoField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/trainBaseInfo/add-batch`.
          * @example {

@@ -25,7 +25,7 @@ import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
+import { type EmbeddedPostgres, EmbeddedPostgresError, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
 import { freePort } from './dev/ports.ts'
 
 // ---- autocannon (no type declarations shipped): the part used here ----
@@ -477,7 +477,8 @@ async function main(): Promise<void> {
 try {
   await main()
 } catch (error) {
-  failures.push((error as Error).stack ?? String(error))
+  // A known reason (the embedded PostgreSQL cannot start) in its one line; anything else with its stack.
+  failures.push(error instanceof EmbeddedPostgresError ? error.message : ((error as Error).stack ?? String(error)))
 }
 if (interrupted) failures.push('interrupted')
 if (failures.length) {

@@ -39,6 +39,9 @@ function describe(error: ErrorObject, prefix: string): string {
       return `${join(error.params.missingProperty)}: required`
     case 'additionalProperties':
       return `${join(error.params.additionalProperty)}: unknown field`
+    // A schema composed with allOf closes itself with unevaluatedProperties (openapi/src/, "The contract").
+    case 'unevaluatedProperties':
+      return `${join(error.params.unevaluatedProperty)}: unknown field`
     case 'enum':
       return `${at}: must be one of ${(error.params.allowedValues as unknown[]).filter((value) => value !== null).join(', ')}`
     case 'const':

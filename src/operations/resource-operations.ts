@@ -3,17 +3,11 @@ import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { pushItemSchema } from '../contract/push-item-schema.ts'
 import { type createAjv, describeErrors, type Validator } from '../contract/validation.ts'
 import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
+import { type SearchRequest, validSearch } from '../domain/search.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
-import {
-  type ApiRecord,
-  type Page,
-  type ResourceStore,
-  type SearchQuery,
-  VersionConflict,
-  type WriteContext,
-} from '../store/resource-store.ts'
+import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
 
 export const BATCH_LIMIT = 500
 const UPDATE_ATTEMPTS = 5
@@ -92,14 +86,8 @@ export class ResourceOperations {
     return found.record
   }
 
-  async page(resource: ResourceDef, query: Partial<SearchQuery>): Promise<Page> {
-    return this.store.page(resource, {
-      pageNum: query.pageNum ?? 1,
-      pageSize: query.pageSize ?? 20,
-      conditions: query.conditions ?? [],
-      orderBy: query.orderBy ?? [],
-      after: query.after,
-    })
+  async page(resource: ResourceDef, request: SearchRequest): Promise<Page> {
+    return this.store.page(resource, validSearch(resource, request))
   }
 
   /** A record's history, newest first (deleted records keep theirs). */

@@ -13,6 +13,22 @@ export interface FieldDef {
   kind: FieldKind
 }
 
+/** Server-kept fields of every record (domain/FIELDS.md), in read order after the business fields. */
+export const SERVER_FIELDS: readonly FieldDef[] = [
+  { name: 'companyCode', kind: 'string' },
+  { name: 'createTime', kind: 'instant' },
+  { name: 'updateTime', kind: 'instant' },
+  { name: 'createBy', kind: 'string' },
+  { name: 'updateBy', kind: 'string' },
+  { name: 'sync_status', kind: 'string' },
+  { name: 'sync_time', kind: 'instant' },
+]
+
+/** Every field a record is read with, by name: its own fields, then the server-kept ones. */
+export function readableFields(resource: Pick<ResourceDef, 'fields'>): Map<string, FieldDef> {
+  return new Map([...resource.fields, ...SERVER_FIELDS].map((field) => [field.name, field]))
+}
+
 export interface Reference {
   field: string
   parent: string

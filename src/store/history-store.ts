@@ -1,8 +1,6 @@
-// Record history (CONTRACT §11). Entries are written by the write's own statement: the SQL here is
-// a CTE that the resource store appends to its add, update, delete and applied-push statements, so
-// the entry commits with the write in the same round trip. `changes` is computed in SQL
-// (history_changes, migration 080) from the rows as jsonb; reads turn stored values into the wire
-// form (instants in the configured zone).
+// Record history (CONTRACT §11): the read of a record's entries (newest first, values in the wire
+// form: instants in the configured zone) and the pruning by age. The entries themselves are written
+// by each write's own statement (history-sql.ts).
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
@@ -29,41 +27,6 @@ export interface HistoryQuery {
   companyCode?: string
   pageNum: number
   pageSize: number
-}
-
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
-
-/** The resource's business fields as an SQL text[] literal (names come from the registry). */
-export function historyFields(resource: ResourceDef): string {
-  return `ARRAY[${resource.fields.map((field) => literal(field.name)).join(', ')}]::text[]`
-}
-
-/**
- * A CTE (`name AS (INSERT INTO record_history ...)`) writing one entry per row of `source`, which
- * must have columns id, "companyCode", version, "updateTime", "updateBy". `action` and `changes`
- * are SQL expressions over `source`'s columns.
- */
-export function historyInsert(resource: ResourceDef, name: string, source: string, action: string, changes: string): string {
-  return (
-    `${name} AS (INSERT INTO record_history (resource, id, "companyCode", version, action, time, "userName", changes) ` +
-    `SELECT ${literal(resource.key)}, id, "companyCode", version, ${action}, "updateTime", "updateBy", ${changes} FROM ${source})`
-  )
-}
-
-/**
- * Park edition: the history CTE of an applied push. `source` is the upsert's RETURNING (with
- * `live` and `__new`, the applied row as jsonb), `old` a CTE holding the row it replaced (`__old`,
- * as the statement's snapshot saw it), empty when the park did not hold the record.
- */
-export function pushedHistoryInsert(resource: ResourceDef, name: string, source: string, old: string): string {
-  const held = `(SELECT __old FROM ${old} WHERE (__old ->> 'live') IS NOT NULL)`
-  return historyInsert(
-    resource,
-    name,
-    source,
-    `CASE WHEN live IS NULL THEN 'delete' WHEN ${held} IS NULL THEN 'add' ELSE 'update' END`,
-    `CASE WHEN live IS NULL THEN '{}'::jsonb ELSE history_changes(${held}, __new, ${historyFields(resource)}) END`,
-  )
 }
 
 export class HistoryStore {

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
 import t from 'tap'
 import { parse } from 'yaml'
-import { listOperations, loadOpenApi, type OpenApiDocument } from '../../src/contract/openapi-document.ts'
+import { listOperations, loadOpenApi, type OpenApiDocument, resolveRef } from '../../src/contract/openapi-document.ts'
+import { createAjv, describeErrors } from '../../src/contract/validation.ts'
 
 type Node = any
 
@@ -47,11 +48,14 @@ function dereference(document: OpenApiDocument, node: Node, seen: string[] = [])
  */
 function merge(a: Node, b: Node): Node {
   if (isDeepStrictEqual(a, b)) return a
-  const conflict = Object.keys(b).some(
-    (key) => key !== 'properties' && key !== 'required' && key in a && !isDeepStrictEqual(a[key], b[key]),
-  )
-  if (conflict) return { allOf: [a, b] }
+  const merges = new Set(['properties', 'required', 'items'])
+  const conflict = Object.keys(b).some((key) => !merges.has(key) && key in a && !isDeepStrictEqual(a[key], b[key]))
+  // A closed object only merges with a schema that names none of the properties it refuses.
+  const closedTo = (closed: Node, other: Node) =>
+    closed.additionalProperties === false && Object.keys(other.properties ?? {}).some((name) => !(name in (closed.properties ?? {})))
+  if (conflict || closedTo(a, b) || closedTo(b, a)) return { allOf: [a, b] }
   const merged: Node = { ...a, ...b }
+  if (a.items && b.items) merged.items = merge(a.items, b.items)
   if (a.properties || b.properties) {
     merged.properties = { ...a.properties }
     for (const [name, schema] of Object.entries<Node>(b.properties ?? {}))
@@ -163,6 +167,54 @@ t.test('every component schema name of before the split is still there, with its
         t.same(extensions(now?.properties?.[field]), extensions(property), `${name}.${field} x- extensions`)
     }
   }
+})
+
+/** Bodies near each documented example: the example, and one change at a time (a field dropped, nulled, too long, of another type, an unknown field), one level deep into arrays of objects. */
+function corpus(examples: Node[]): Node[] {
+  const variants = (value: Node, depth: number): Node[] => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return []
+    const out: Node[] = [{ ...value, unknownField: 1 }]
+    for (const [key, field] of Object.entries<Node>(value)) {
+      const { [key]: _dropped, ...without } = value
+      out.push(without)
+      for (const replacement of [null, 'x'.repeat(5000), '', 12345, -1, 1.5, true, {}, [], '2026-13-45', 'not-a-date'])
+        out.push({ ...value, [key]: replacement })
+      if (depth > 0 && Array.isArray(field) && field.length > 0) {
+        for (const item of variants(field[0], depth - 1)) out.push({ ...value, [key]: [item, ...field.slice(1)] })
+        out.push({ ...value, [key]: ['x'] })
+      }
+    }
+    return out
+  }
+  return [{}, [], 'x', ...examples.flatMap((example) => [example, ...variants(example, 1)])]
+}
+
+t.test('a corpus of requests around every example is accepted or refused as before, with the same messages', async (t) => {
+  const ajvBefore = createAjv()
+  const ajvNow = createAjv()
+  const operations = new Map(listOperations(current).map((operation) => [operation.operationId, operation]))
+  let checked = 0
+  for (const { operationId, spec } of listOperations(REFERENCE)) {
+    const content = resolveRef(REFERENCE, spec.requestBody ?? {}).content?.['application/json']
+    if (!content?.schema) continue
+    const schema = resolveRef(REFERENCE, content.schema)
+    const examples = [...Object.values<Node>(content.examples ?? {}).map((example) => example.value), ...(schema.examples ?? [])]
+    const before = ajvBefore.compile({ ...content.schema, components: REFERENCE.components })
+    const nowSpec = operations.get(operationId)!.spec
+    const now = ajvNow.compile({
+      ...resolveRef(current, nowSpec.requestBody).content['application/json'].schema,
+      components: current.components,
+    })
+    const verdicts: string[] = []
+    for (const body of corpus(examples)) {
+      const expected = before(body) ? 'accepted' : `refused: ${[...describeErrors(before.errors).split('; ')].sort().join('; ')}`
+      const actual = now(body) ? 'accepted' : `refused: ${[...describeErrors(now.errors).split('; ')].sort().join('; ')}`
+      checked++
+      if (actual !== expected) verdicts.push(`${operationId} ${JSON.stringify(body).slice(0, 200)}: ${expected} → ${actual}`)
+    }
+    t.same(verdicts.slice(0, 10), [], `${operationId}: every request of the corpus`)
+  }
+  t.ok(checked > 5000, `${checked} requests checked`)
 })
 
 t.test('the comparison sees what would break a client', async (t) => {

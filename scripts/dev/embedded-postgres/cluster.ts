@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { EmbeddedPostgresError } from './errors.ts'
-import { canReach, chownTree, type Ids, placeBase } from './os-user.ts'
+import { baseCandidates, canReach, chownTree, type Ids, placeBase } from './os-user.ts'
 
 const PASSWORD_FILE = 'embedded-admin-password'
 export const ADMIN_USER = 'postgres'
@@ -22,16 +22,18 @@ export async function placeCluster(
   log: (line: string) => void,
 ): Promise<string> {
   if (ids === undefined) return dataDir
-  const key = createHash('sha256').update(dataDir).digest('hex').slice(0, 16)
-  const base = persistent || !canReach(ids, dataDir) ? await placeBase(ids, persistent) : undefined
-  const placed = base && path.join(base, `cluster-${key}`)
-  if (placed && existsSync(path.join(placed, 'PG_VERSION'))) {
-    log(`PostgreSQL's data for ${dataDir} is in ${placed} (out of reach of the 'postgres' OS user where asked)`)
-    return placed
+  const name = `cluster-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`
+  const placedBefore = baseCandidates(persistent)
+    .map((base) => path.join(base, name))
+    .find((placed) => existsSync(path.join(placed, 'PG_VERSION')))
+  if (placedBefore) {
+    log(`PostgreSQL's data for ${dataDir} is in ${placedBefore} (out of reach of the 'postgres' OS user where asked)`)
+    return placedBefore
   }
   if (canReach(ids, dataDir)) return dataDir
+  const placed = path.join(await placeBase(ids, persistent), name)
   log(`the 'postgres' OS user cannot reach ${dataDir}: PostgreSQL's data goes to ${placed}`)
-  return placed!
+  return placed
 }
 
 /** Creates the directory (owned by the server's OS user) and the cluster if absent; answers the admin password. */

@@ -84,14 +84,15 @@ export async function chownTree(dir: string, ids: Ids): Promise<void> {
   }
 }
 
+/** Where placeBase() looks, in order: persistent data first under /var/lib, throw-away data first under the temporary directory. */
+export function baseCandidates(persistent: boolean): string[] {
+  const temporary = [path.join(os.tmpdir(), 'safety-platform'), '/tmp/safety-platform']
+  return [...new Set(persistent ? ['/var/lib/safety-platform', ...temporary] : [...temporary, '/var/lib/safety-platform'])]
+}
+
 /** A root-owned directory, not writable by others, that the user can traverse: for binaries and data. */
 export async function placeBase(ids: Ids, persistent: boolean): Promise<string> {
-  const candidates = [
-    ...(persistent ? ['/var/lib/safety-platform'] : []),
-    path.join(os.tmpdir(), 'safety-platform'),
-    '/tmp/safety-platform',
-    ...(persistent ? [] : ['/var/lib/safety-platform']),
-  ]
+  const candidates = baseCandidates(persistent)
   for (const base of candidates) {
     try {
       await fs.mkdir(base, { recursive: true, mode: 0o755 })
