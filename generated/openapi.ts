@@ -246,6 +246,8 @@ export type paths = {
          * Delete a monitoring equipment record
          * @description Deletes the monitoring equipment record named by `id`.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
+         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
          *
@@ -524,7 +526,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskEvents.riskUnitId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskEvents.riskUnitId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -801,7 +803,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskMeasures.riskEventId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskMeasures.riskEventId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -1078,7 +1080,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -1355,7 +1357,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootRecord.checkTaskId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootRecord.checkTaskId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -1632,7 +1634,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootInfo.checkRecordId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootInfo.checkRecordId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -1908,6 +1910,8 @@ export type paths = {
         /**
          * Delete a hidden-danger record
          * @description Deletes the hidden-danger record named by `id`.
+         *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
@@ -2187,6 +2191,8 @@ export type paths = {
          * Delete a special work ticket
          * @description Deletes the special work ticket named by `id`.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
+         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
          *
@@ -2462,6 +2468,8 @@ export type paths = {
         /**
          * Delete a training activity
          * @description Deletes the training activity named by `id`.
+         *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
@@ -5992,7 +6000,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6386,7 +6394,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (riskEvents.riskUnitId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskEvents.riskUnitId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6780,7 +6788,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (riskMeasures.riskEventId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskMeasures.riskEventId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7174,7 +7182,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7568,7 +7576,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (troubleshootRecord.checkTaskId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootRecord.checkTaskId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7962,7 +7970,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (troubleshootInfo.checkRecordId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootInfo.checkRecordId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8356,7 +8364,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8750,7 +8758,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9144,7 +9152,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -85,7 +85,9 @@ export class HistoryStore {
   private toApi(resource: ResourceDef, row: Record<string, any>): HistoryEntry {
     const changes: HistoryEntry['changes'] = {}
     for (const field of resource.fields) {
-      const pair: [unknown, unknown] | undefined = row.changes[field.name]
+      // An add is stored as the fields set (history-sql.ts): each is [null, value].
+      const pair: [unknown, unknown] | undefined =
+        row.action === 'add' ? (field.name in row.changes ? [null, row.changes[field.name]] : undefined) : row.changes[field.name]
       if (!pair) continue
       changes[field.name] =
         field.kind === 'instant'

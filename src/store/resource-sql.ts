@@ -5,7 +5,7 @@
 // 'pending') commit together in one round trip.
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
-import { historyFields, historyInsert, pushedHistoryInsert } from './history-sql.ts'
+import { addedFields, historyFields, historyInsert, pushedHistoryInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -55,12 +55,12 @@ export class ResourceTable {
     const n = names.length
     const params = names.map((_, i) => `$${i + 1}`)
     // $n+1: companyCode, $n+2: user name
-    // The record and its history entry (every field set: [null, value]) in one statement.
+    // The record and its history entry (the fields set) in one statement.
     this.insertSql =
       `WITH added AS (INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
       `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING ` +
-      `RETURNING id, "companyCode", version, "updateTime", "updateBy", to_jsonb(${table}) AS __new), ` +
-      `${historyInsert(resource, 'history', 'added', `'add'`, `history_changes(NULL, __new, ${historyFields(resource)})`)} ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", ${addedFields(resource, table)} AS __fields), ` +
+      `${historyInsert(resource, 'history', 'added', `'add'`, '__fields')} ` +
       `SELECT id FROM added`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
@@ -81,7 +81,7 @@ export class ResourceTable {
       `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
       `ON CONFLICT (id) DO UPDATE SET ${[...pushed.slice(1), 'version', 'live', 'deleteTime'].map((name) => `${quote(name)} = EXCLUDED.${quote(name)}`).join(', ')}, ` +
       `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version ` +
-      `RETURNING id, "companyCode", version, "updateTime", "updateBy", live, to_jsonb(${table}) AS __new), ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", live, to_jsonb(${table}) AS __new, ${addedFields(resource, table)} AS __fields), ` +
       `${pushedHistoryInsert(resource, 'history', 'applied', 'held')} SELECT id FROM applied`
     this.deleteSql =
       `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
