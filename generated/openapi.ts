@@ -3064,9 +3064,9 @@ export type components = {
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
             data: {
-                /** @description One entry per resource, in push order (parents first). */
+                /** @description One entry per resource, in push order (parents first), then one per resource for its attachments (`riskUnit/attachment`, ...). */
                 resources: {
-                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...). */
+                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...), or `<key>/attachment` for the attachments of that resource. */
                     resource: string;
                     /** @description Records (tombstones included) whose `sync_status` is `pending`. */
                     pending: number;
