@@ -20,7 +20,7 @@ import operations from './http/plugins/operations.ts'
 import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
 import { AttachmentOperations } from './operations/attachment-operations.ts'
-import { HistoryRetention } from './operations/history-retention.ts'
+import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
@@ -96,12 +96,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
-  // attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside the other fields.
-  const attachmentBodyLimit = Math.max(config.bodyLimit, Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024)
-  await app.register(operations, { document, ajv, handlers, bodyLimits: { attachmentAdd: attachmentBodyLimit } })
-  const retention = config.historyRetentionDays
-    ? new HistoryRetention({ databaseUrl: config.databaseUrl, history, days: config.historyRetentionDays, log: app.log })
-    : undefined
+  await app.register(operations, { document, ajv, handlers, bodyLimits: { attachmentAdd: attachmentBodyLimit(config) } })
+  const retention = historyRetention(config, history, app.log)
   await app.register(health, { pool, push })
   await app.register(metrics, { pool })
   registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
@@ -122,4 +118,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await authState.close()
     },
   }
+}
+
+/** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */
+function attachmentBodyLimit(config: Config): number {
+  return Math.max(config.bodyLimit, Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024)
 }

@@ -77,16 +77,47 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
+/** The environment as the schema above validated it (defaults applied). */
+interface Environment {
+  DATABASE_URL: string
+  EDITION: Edition
+  PORT: number
+  HOST: string
+  PARK_URL?: string
+  PARK_USER?: string
+  PARK_PASSWORD?: string
+  ADMIN_PASSWORD?: string
+  JWT_SECRET?: string
+  COMPANY_CODE: string
+  TZ: string
+  RATE_LIMIT_MAX: number
+  RATE_LIMIT_LOGIN_MAX: number
+  RATE_LIMIT_WINDOW_MS: number
+  BODY_LIMIT: number
+  IDEMPOTENCY_TTL_HOURS: number
+  SYNC_RETRY_LIMIT: number
+  SYNC_RETRY_DELAY_MAX_SECONDS: number
+  SYNC_BATCH_SIZE: number
+  SYNC_BATCH_BYTES: number
+  HISTORY_RETENTION_DAYS?: number
+  ATTACHMENT_MAX_BYTES: number
+  SYNC_JOB_EXPIRE_SECONDS: number
+  SYNC_SUPERVISE_SECONDS: number
+  SYNC_FAILED_RETRY_SECONDS: number
+  PARK_TIMEOUT_MS: number
+  LOG_LEVEL: string
+}
+
 /** Parses the environment; throws ConfigError with a one-line reason naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  let raw: Record<string, any>
+  let raw: Environment
   try {
-    raw = envSchema({ schema, data: env, env: false, dotenv: false })
+    raw = envSchema<Environment>({ schema, data: env, env: false, dotenv: false })
   } catch (error) {
     // env-schema reports "env/PORT must be <= 65535"; keep that one line.
     throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/^env\/?/, '')}`)
   }
-  const timeZone = raw.TZ as string
+  const timeZone = raw.TZ
   if (!isValidTimeZone(timeZone)) {
     throw new ConfigError(`invalid configuration: TZ must be an offset like +08:00 or an IANA zone name, got "${timeZone}"`)
   }

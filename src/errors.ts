@@ -55,7 +55,7 @@ export class BusinessError extends Error {
 
 export interface Envelope<T = unknown> {
   msg: string
-  code: number
+  code: BusinessCode
   data: T | null
   success: boolean
 }

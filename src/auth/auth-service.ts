@@ -2,10 +2,10 @@
 // `typ` tells an access token from a refresh token, `sid` names the login session (logout revokes
 // it), `gen` is the user's token generation (a password change or a disable ends older tokens).
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { JWT } from '@fastify/jwt'
+import type { JWT, VerifyOptions } from '@fastify/jwt'
 import { BusinessError, Code } from '../errors.ts'
 import type { Prisma } from '../store/database.ts'
-import { AUTH_CHANNEL, type AuthState, type UserState } from './auth-state.ts'
+import { AUTH_CHANNEL, type AuthState, roleOf, type UserState } from './auth-state.ts'
 import { hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'
 
 export const LOGIN_TOKEN_SECONDS = 30 * 24 * 3600
@@ -49,7 +49,7 @@ export class AuthService {
   private readonly jwt: JWT
   private readonly clock: () => number
   /** Only an injected clock (tests) needs per-call verification options; otherwise the cached verifier serves. */
-  private readonly verifyOptions: object | undefined
+  private readonly verifyOptions: Partial<VerifyOptions> | undefined
 
   constructor(options: { prisma: Prisma; state: AuthState; jwt: JWT; clock?: () => number }) {
     this.prisma = options.prisma
@@ -68,7 +68,7 @@ export class AuthService {
     let claims: TokenClaims
     try {
       claims = this.verifyOptions
-        ? this.jwt.verify<TokenClaims>(token, { ...this.verifyOptions, clockTimestamp: this.clock() } as never)
+        ? this.jwt.verify<TokenClaims>(token, { ...this.verifyOptions, clockTimestamp: this.clock() })
         : this.jwt.verify<TokenClaims>(token)
     } catch {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
@@ -96,7 +96,9 @@ export class AuthService {
 
   /** A new 2-hour access token for the refresh token's session; the refresh token is reused. */
   refresh(caller: Caller): { access_token: string; refresh_token: string; expires_in: number } {
-    const user = this.state.user(caller.userName)!
+    const user = this.state.user(caller.userName)
+    // Authentication found the user a moment ago; removed since, the token is of nobody.
+    if (!user) throw new BusinessError(Code.badToken, 'token expired or invalid')
     return {
       access_token: this.sign(caller.userName, 'access', caller.sid, user.tokenGeneration, REFRESHED_ACCESS_SECONDS),
       refresh_token: caller.token,
@@ -182,7 +184,7 @@ export class AuthService {
       }),
       this.prisma.appUser.count(),
     ])
-    return { list: list as UserView[], total }
+    return { list: list.map((user) => ({ ...user, role: roleOf(user.role) })), total }
   }
 
   /** Refuses to demote, disable or delete the last enabled admin: nobody could administer users then. */
@@ -196,9 +198,6 @@ export class AuthService {
   }
 
   private sign(userName: string, typ: TokenKind, sid: string, gen: number, lifetimeSeconds: number): string {
-    return this.jwt.sign({ sub: userName, typ, sid, gen }, {
-      expiresIn: lifetimeSeconds,
-      clockTimestamp: this.clock(),
-    } as never)
+    return this.jwt.sign({ sub: userName, typ, sid, gen }, { expiresIn: lifetimeSeconds, clockTimestamp: this.clock() })
   }
 }

@@ -8,8 +8,10 @@ import type { Prisma } from '../store/database.ts'
 
 export const AUTH_CHANNEL = 'auth_changed'
 
+export const ROLES = ['admin', 'operator', 'viewer'] as const
+
 export interface UserState {
-  role: 'admin' | 'operator' | 'viewer'
+  role: (typeof ROLES)[number]
   enabled: boolean
   tokenGeneration: number
 }
@@ -63,10 +65,7 @@ export class AuthState {
             this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
           ])
           this.users = new Map(
-            users.map((user) => [
-              user.userName,
-              { role: user.role as UserState['role'], enabled: user.enabled, tokenGeneration: user.tokenGeneration },
-            ]),
+            users.map((user) => [user.userName, { role: roleOf(user.role), enabled: user.enabled, tokenGeneration: user.tokenGeneration }]),
           )
           this.revoked = new Set(sessions.map((session) => session.sid))
         } while (this.reloadAgain)
@@ -118,4 +117,11 @@ export class AuthState {
     clearInterval(this.refreshTimer)
     await this.listener?.end().catch(() => {})
   }
+}
+
+/** A role as stored (the column is text; the migrations check it is one of ROLES). */
+export function roleOf(stored: string): UserState['role'] {
+  const role = ROLES.find((candidate) => candidate === stored)
+  if (!role) throw new Error(`unknown role ${stored} in app_user`)
+  return role
 }

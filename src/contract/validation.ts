@@ -5,7 +5,8 @@ import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist
 import addFormatsModule from 'ajv-formats'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
-const addFormats = (addFormatsModule as any).default ?? addFormatsModule
+// ajv-formats is CommonJS: Node presents its export as the default import, with the plugin also as its `default`.
+const addFormats = 'default' in addFormatsModule ? addFormatsModule.default : addFormatsModule
 
 export function createAjv() {
   const ajv = new Ajv2020({

@@ -3,6 +3,7 @@
 // instances sharing the database. Without the setting, history is kept forever and this is not started.
 import type { FastifyBaseLogger } from 'fastify'
 import { PgBoss } from 'pg-boss'
+import type { Config } from '../config.ts'
 import type { HistoryStore } from '../store/history-store.ts'
 
 export const PRUNE_QUEUE = 'history-prune'
@@ -43,4 +44,10 @@ export class HistoryRetention {
   async stop(): Promise<void> {
     await this.boss.stop({ graceful: true, timeout: 10_000 } as never)
   }
+}
+
+/** The pruning when HISTORY_RETENTION_DAYS is set; none otherwise (history kept forever). */
+export function historyRetention(config: Config, history: HistoryStore, log: FastifyBaseLogger): HistoryRetention | undefined {
+  const days = config.historyRetentionDays
+  return days ? new HistoryRetention({ databaseUrl: config.databaseUrl, history, days, log }) : undefined
 }

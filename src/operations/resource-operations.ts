@@ -105,7 +105,7 @@ export class ResourceOperations {
 
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */
   async addBatch(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
-    return this.eachItem(list, this.itemValidators.get(resource.key)!, (item) => this.add(resource, item, context))
+    return this.eachItem(list, validatorOf(this.itemValidators, resource), (item) => this.add(resource, item, context))
   }
 
   /**
@@ -113,7 +113,7 @@ export class ResourceOperations {
    * push changes nothing). Rules were the enterprise's to check; references are the database's.
    */
   async applyPushed(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
-    return this.eachItem(list, this.pushItemValidators.get(resource.key)!, (item) => this.store.applyPushed(resource, item, context.db))
+    return this.eachItem(list, validatorOf(this.pushItemValidators, resource), (item) => this.store.applyPushed(resource, item, context.db))
   }
 
   private async eachItem(list: unknown[], validate: Validator, apply: (item: ApiRecord) => Promise<void>): Promise<BatchResult> {
@@ -122,11 +122,13 @@ export class ResourceOperations {
     }
     const result: BatchResult = { succeeded: [], failed: [] }
     for (const [index, item] of list.entries()) {
-      const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
+      const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
       try {
         if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
-        await apply(item as ApiRecord)
-        result.succeeded.push(id!)
+        // Valid items are records with a string id (every item schema requires one).
+        if (!isRecord(item) || id === null) throw new Error('a valid item without an id')
+        await apply(item)
+        result.succeeded.push(id)
       } catch (error) {
         if (!(error instanceof BusinessError)) throw error
         result.failed.push({ id, index, code: error.code, reason: error.message })
@@ -134,4 +136,14 @@ export class ResourceOperations {
     }
     return result
   }
+}
+
+function validatorOf(validators: Map<string, Validator>, resource: ResourceDef): Validator {
+  const validate = validators.get(resource.key)
+  if (!validate) throw new Error(`no validator for resource ${resource.key}`)
+  return validate
+}
+
+function isRecord(value: unknown): value is ApiRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -86,7 +86,7 @@ export class ParkPush {
         expireInSeconds: this.settings.expireInSeconds,
         deadLetter: DEAD_QUEUE,
         notify: true,
-      } as never)
+      })
       .catch(ignoreExisting)
     await this.boss.createQueue(SWEEP_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
     await this.boss.schedule(SWEEP_QUEUE, '* * * * *')
@@ -214,7 +214,8 @@ export class ParkPush {
       result = await this.client.push(resource, items)
     } catch (error) {
       this.stats.failedCalls++
-      const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
+      const message =
+        error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
       await this.sync.recordFailure(
         resource,
         items.map((item) => ({ id: item.id, version: item.version, error: message })),
@@ -225,7 +226,10 @@ export class ParkPush {
     const versions = new Map(items.map((item) => [item.id, item.version]))
     this.stats.acknowledged += await this.sync.acknowledge(
       resource,
-      result.succeeded.map((id) => ({ id, version: versions.get(id)! })),
+      result.succeeded.flatMap((id) => {
+        const version = versions.get(id)
+        return version === undefined ? [] : [{ id, version }]
+      }),
     )
     const failed = result.failed.map((failure) => ({
       id: items[failure.index].id,
@@ -269,7 +273,7 @@ export class ParkPush {
     this.stopped = true
     await this.waking
     // Lets the drain in progress finish (graceful), then closes pg-boss's pool.
-    await this.boss.stop({ graceful: true, timeout: 20_000 } as never)
+    await this.boss.stop({ graceful: true, timeout: 20_000 })
   }
 }
 

@@ -4,7 +4,7 @@
 // these entries: a tenth resource is its schema, its migration and one entry below (and, if it has
 // cross-field rules, its line in domain/resource-rules.ts). Read by every layer, it imports only
 // the contract.
-import { type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
+import { type JsonSchema, type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date'
 
@@ -95,7 +95,7 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
   const fields: FieldDef[] = []
   const uniqueFields: string[] = []
   const references: Reference[] = []
-  for (const [name, property] of Object.entries<Record<string, any>>(schema.properties)) {
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
     fields.push({ name, kind: kindOf(document, property) })
     if (property['x-unique']) uniqueFields.push(name)
     if (property['x-references']) references.push({ field: name, parent: property['x-references'] })
@@ -114,7 +114,7 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
   }
 }
 
-function kindOf(document: OpenApiDocument, property: Record<string, any>): FieldKind {
+function kindOf(document: OpenApiDocument, property: JsonSchema): FieldKind {
   const schema = resolveRef(document, property)
   const types = [schema.type].flat().filter((type) => type && type !== 'null')
   if (types.includes('integer')) return 'integer'

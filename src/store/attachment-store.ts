@@ -7,7 +7,7 @@ import type { Queryable } from './database.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import type { PendingPage, PushItem } from './sync-store.ts'
+import type { PendingPage } from './sync-store.ts'
 
 export interface AttachmentInput {
   id: string
@@ -33,6 +33,22 @@ export interface AttachmentInfo {
   sync_status: string
   sync_time: string | null
   content?: string
+}
+
+/** An attachment as pushed to the park (attachment/add with X-Sync-Push); a tombstone carries no bytes (content ""). */
+export interface AttachmentPushItem {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: 'image/png' | 'image/jpeg' | 'application/pdf'
+  content: string
+  companyCode: string
+  createTime: string
+  updateTime: string
+  createBy: string
+  updateBy: string
+  version: number
+  deleted: boolean
 }
 
 /** A pushed attachment (park edition): as the enterprise holds it, with its version. */
@@ -64,6 +80,39 @@ export function attachmentTarget(resource: ResourceDef): ResourceDef {
 /** Every push target: each resource's records, then each resource's attachments. */
 export function withAttachments(resources: ResourceDef[]): ResourceDef[] {
   return [...resources, ...resources.map(attachmentTarget)]
+}
+
+/** An attachment row as read (INFO's columns). */
+interface AttachmentRow {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: string
+  size: number
+  sha256: string
+  companyCode: string
+  createTime: Date
+  createBy: string
+  sync_status: string
+  sync_time: Date | null
+}
+
+/** A pending attachment row as read for the push. */
+interface PendingRow {
+  id: string
+  companyCode: string
+  recordId: string
+  fileName: string
+  contentType: AttachmentPushItem['contentType']
+  sha256: string
+  createTime: Date
+  updateTime: Date
+  createBy: string
+  updateBy: string
+  version: string
+  content: Buffer
+  weight: string
+  candidates: number
 }
 
 const INFO = `id, "recordId", "fileName", "contentType", size, sha256, "companyCode", "createTime", "createBy", sync_status, sync_time`
@@ -114,7 +163,7 @@ export class AttachmentStore {
 
   /** The live attachments of a record, without their bytes, oldest first. */
   async list(resource: ResourceDef, recordId: string): Promise<AttachmentInfo[]> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.pool.query<AttachmentRow>(
       `SELECT ${INFO} FROM "${attachmentTarget(resource).table}" WHERE "recordId" = $1 AND live ORDER BY "createTime", id`,
       [recordId],
     )
@@ -123,12 +172,12 @@ export class AttachmentStore {
 
   /** One live attachment with its bytes (base64); 1004 when missing or deleted. */
   async get(resource: ResourceDef, id: string): Promise<AttachmentInfo> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.pool.query<AttachmentRow & { content: Buffer }>(
       `SELECT ${INFO}, content FROM "${attachmentTarget(resource).table}" WHERE id = $1 AND live ORDER BY "companyCode" LIMIT 1`,
       [id],
     )
     if (rows.length === 0) throw new BusinessError(Code.notFound, `attachment not found: ${id}`)
-    return { ...this.toApi(rows[0]), content: (rows[0].content as Buffer).toString('base64') }
+    return { ...this.toApi(rows[0]), content: rows[0].content.toString('base64') }
   }
 
   /**
@@ -142,7 +191,7 @@ export class AttachmentStore {
     limit: number,
     maxBytes: number,
     after?: PendingPage['cursor'],
-  ): Promise<PendingPage & { bytes: number }> {
+  ): Promise<{ items: AttachmentPushItem[]; cursor: PendingPage['cursor']; bytes: number }> {
     const table = `"${attachmentTarget(resource).table}"`
     const values: unknown[] = [deleted, limit, maxBytes]
     let keyset = ''
@@ -151,7 +200,7 @@ export class AttachmentStore {
       keyset = ` AND ("updateTime", id) > ($4, $5)`
     }
     // Tombstones carry no bytes: the park only needs to know they are deleted.
-    const { rows } = await this.pool.query(
+    const { rows } = await this.pool.query<PendingRow>(
       `WITH candidates AS (SELECT "companyCode", id, "updateTime", CASE WHEN $1 THEN 0 ELSE size END AS weight FROM ${table} ` +
         `WHERE sync_status = 'pending' AND (live IS NULL) = $1${keyset} ORDER BY "updateTime", id LIMIT $2), ` +
         `page AS (SELECT *, sum(weight) OVER (ORDER BY "updateTime", id) AS running, row_number() OVER (ORDER BY "updateTime", id) AS n FROM candidates) ` +
@@ -161,12 +210,12 @@ export class AttachmentStore {
         `FROM page JOIN ${table} AS a USING ("companyCode", id) WHERE page.n = 1 OR page.running <= $3 ORDER BY a."updateTime", a.id`,
       values,
     )
-    const items = rows.map((row): PushItem => ({
+    const items = rows.map((row): AttachmentPushItem => ({
       id: row.id,
       recordId: row.recordId,
       fileName: row.fileName,
       contentType: row.contentType,
-      content: (row.content as Buffer).toString('base64'),
+      content: row.content.toString('base64'),
       companyCode: row.companyCode,
       createTime: this.format(row.createTime),
       updateTime: this.format(row.updateTime),
@@ -177,7 +226,7 @@ export class AttachmentStore {
     }))
     const last = rows.at(-1)
     // More may follow when the page was cut by count or by bytes.
-    const full = rows.length > 0 && (last.candidates === limit || rows.length < last.candidates)
+    const full = last !== undefined && (last.candidates === limit || rows.length < last.candidates)
     return {
       items,
       bytes: rows.reduce((sum, row) => sum + Number(row.weight), 0),
@@ -247,7 +296,7 @@ export class AttachmentStore {
     }
   }
 
-  private toApi(row: Record<string, any>): AttachmentInfo {
+  private toApi(row: AttachmentRow): AttachmentInfo {
     return {
       id: row.id,
       recordId: row.recordId,

@@ -21,6 +21,15 @@ export interface HistoryPage {
   pageSize: number
 }
 
+/** A history row as read. `changes` is {field: [old, new]}, or for an add {field: value}. */
+interface HistoryRow {
+  version: number
+  action: HistoryEntry['action']
+  time: Date
+  userName: string
+  changes: Record<string, unknown>
+}
+
 export interface HistoryQuery {
   id: string
   /** Needed only when several enterprises hold the id (park edition). */
@@ -43,12 +52,15 @@ export class HistoryStore {
     const companyCode = query.companyCode ?? (await this.onlyCompany(resource, query.id))
     const key = [resource.key, query.id, companyCode]
     const [{ rows }, counted] = await Promise.all([
-      this.pool.query(
+      this.pool.query<HistoryRow>(
         `SELECT version::int AS version, action, time, "userName", changes FROM record_history ` +
           `WHERE resource = $1 AND id = $2 AND "companyCode" = $3 ORDER BY version DESC LIMIT $4 OFFSET $5`,
         [...key, query.pageSize, (query.pageNum - 1) * query.pageSize],
       ),
-      this.pool.query('SELECT count(*)::int AS total FROM record_history WHERE resource = $1 AND id = $2 AND "companyCode" = $3', key),
+      this.pool.query<{ total: number }>(
+        'SELECT count(*)::int AS total FROM record_history WHERE resource = $1 AND id = $2 AND "companyCode" = $3',
+        key,
+      ),
     ])
     const total: number = counted.rows[0].total
     if (total === 0 && !(await this.recordExists(resource, query.id, companyCode))) throw notFound(query.id)
@@ -63,7 +75,7 @@ export class HistoryStore {
 
   /** The one companyCode under which the id has history (or a record); 1002 when several enterprises hold it. */
   private async onlyCompany(resource: ResourceDef, id: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.pool.query<{ companyCode: string }>(
       `SELECT DISTINCT "companyCode" FROM (SELECT "companyCode" FROM record_history WHERE resource = $1 AND id = $2 ` +
         `UNION ALL SELECT "companyCode" FROM "${resource.table}" WHERE id = $2) AS held LIMIT 2`,
       [resource.key, id],
@@ -82,20 +94,22 @@ export class HistoryStore {
   }
 
   /** Changes in the resource's field order, instants in the wire form. */
-  private toApi(resource: ResourceDef, row: Record<string, any>): HistoryEntry {
+  private toApi(resource: ResourceDef, row: HistoryRow): HistoryEntry {
     const changes: HistoryEntry['changes'] = {}
     for (const field of resource.fields) {
       // An add is stored as the fields set (history-sql.ts): each is [null, value].
-      const pair: [unknown, unknown] | undefined =
-        row.action === 'add' ? (field.name in row.changes ? [null, row.changes[field.name]] : undefined) : row.changes[field.name]
-      if (!pair) continue
-      changes[field.name] =
-        field.kind === 'instant'
-          ? (pair.map((value) => (typeof value === 'string' ? this.format(new Date(value)) : value)) as [unknown, unknown])
-          : pair
+      const stored = row.changes[field.name]
+      if (stored === undefined) continue
+      const pair: unknown[] = row.action === 'add' ? [null, stored] : Array.isArray(stored) ? stored : [null, stored]
+      changes[field.name] = field.kind === 'instant' ? [instant(pair[0], this.format), instant(pair[1], this.format)] : [pair[0], pair[1]]
     }
     return { version: row.version, action: row.action, time: this.format(row.time), userName: row.userName, changes }
   }
+}
+
+/** A stored instant (jsonb text) in the wire form; null stays null. */
+function instant(value: unknown, format: InstantFormatter): unknown {
+  return typeof value === 'string' ? format(new Date(value)) : value
 }
 
 function notFound(id: string): BusinessError {

@@ -32,7 +32,8 @@ export interface SearchQuery {
 /** Totals are counted exactly up to this many matches; a larger total is estimated (flagged). */
 export const EXACT_TOTAL_LIMIT = 10_000
 
-const quote = (name: string) => `"${name}"`
+/** A column or table name of the registry, quoted. */
+export const quote = (name: string) => `"${name}"`
 
 /** The statements of one resource, prepared once. */
 export class ResourceTable {

@@ -4,21 +4,21 @@
 // (/docs/json, /docs/yaml). The UI's "Authorize" takes the bearer token of /system/login; "Try it
 // out" then calls the operations of the serving edition (the document's server is `/`). Pages,
 // not operations: no authentication, no rate limit.
-import fastifySwagger from '@fastify/swagger'
+import fastifySwagger, { type StaticDocumentSpec } from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { OUTSIDE_CONTRACT } from '../routing.ts'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 
 export const DOCS_PREFIX = '/docs'
 
 async function docs(app: FastifyInstance, options: { document: OpenApiDocument; yaml: string }): Promise<void> {
   const { document, yaml } = options
-  const outsideContract = { config: { rateLimit: false } }
-  app.get('/openapi.yaml', outsideContract, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
-  app.get('/openapi.json', outsideContract, async () => document)
+  app.get('/openapi.yaml', OUTSIDE_CONTRACT, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
+  app.get('/openapi.json', OUTSIDE_CONTRACT, async () => document)
   await app.register(async (ui) => {
-    await ui.register(fastifySwagger, { mode: 'static', specification: { document: document as never } })
+    await ui.register(fastifySwagger, { mode: 'static', specification: { document: servable(document) } })
     await ui.register(fastifySwaggerUi, {
       routePrefix: DOCS_PREFIX,
       uiConfig: {
@@ -31,6 +31,16 @@ async function docs(app: FastifyInstance, options: { document: OpenApiDocument; 
       },
     })
   })
+}
+
+/** The document as @fastify/swagger types an OpenAPI 3 document: its version says it is one. */
+function servable(document: OpenApiDocument): StaticDocumentSpec['document'] {
+  if (!isOpenApi3(document)) throw new Error(`not an OpenAPI 3 document: openapi ${document.openapi}`)
+  return document
+}
+
+function isOpenApi3(document: OpenApiDocument): document is OpenApiDocument & Extract<StaticDocumentSpec['document'], { openapi: string }> {
+  return document.openapi.startsWith('3.')
 }
 
 export default fp(docs, { name: 'docs', fastify: '5.x' })

@@ -3,6 +3,7 @@
 // contract: no authentication, no rate limit.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { OUTSIDE_CONTRACT } from '../routing.ts'
 import type pg from 'pg'
 import { Code, failure, success } from '../../errors.ts'
 import type { ParkPush } from '../../park/park-push.ts'
@@ -10,9 +11,8 @@ import { latestMigrationVersion } from '../../store/migrate.ts'
 
 async function health(app: FastifyInstance, options: { pool: pg.Pool; push: ParkPush | undefined }): Promise<void> {
   const { pool, push } = options
-  const outsideContract = { config: { rateLimit: false } }
-  app.get('/health/live', outsideContract, async () => success({ status: 'live' }))
-  app.get('/health/ready', outsideContract, async (_request, reply) => {
+  app.get('/health/live', OUTSIDE_CONTRACT, async () => success({ status: 'live' }))
+  app.get('/health/ready', OUTSIDE_CONTRACT, async (_request, reply) => {
     try {
       const { expected, actual } = await latestMigrationVersion(pool)
       if (actual < expected)

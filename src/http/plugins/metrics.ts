@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { operationOf } from '../routing.ts'
+import { OUTSIDE_CONTRACT, operationOf } from '../routing.ts'
 
 export interface Metrics {
   registry: Registry
@@ -69,7 +69,7 @@ async function metricsPlugin(app: FastifyInstance, options: { pool: pg.Pool }): 
     done()
   })
 
-  app.get(METRICS_PATH, { config: { rateLimit: false } }, async (_request, reply) => {
+  app.get(METRICS_PATH, OUTSIDE_CONTRACT, async (_request, reply) => {
     reply.type(registry.contentType)
     return registry.metrics()
   })

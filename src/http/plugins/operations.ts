@@ -6,29 +6,31 @@ import fp from 'fastify-plugin'
 import { listOperations, type OpenApiDocument } from '../../contract/openapi-document.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
+import { operationIdOfSchema } from '../routing.ts'
 
 export interface OperationsOptions {
   document: OpenApiDocument
   ajv: ReturnType<typeof createAjv>
   handlers: Map<string, Handler>
-  /** Body limits of the operations with this `x-action` (attachment/add carries files), above the global one. */
+  /** Body limits, above the global one, of the operations with these `x-action`s (attachment/add carries files). */
   bodyLimits?: Record<string, number>
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
   const { ajv, handlers } = options
-  const actions = new Map(listOperations(options.document).map(({ operationId, spec }) => [operationId, spec['x-action'] as string]))
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  const actions = new Map(listOperations(options.document).map(({ operationId, spec }) => [operationId, spec['x-action']]))
+  app.addHook('onRoute', (route) => {
+    const bodyLimit = options.bodyLimits?.[actions.get(operationIdOfSchema(route.schema) ?? '') ?? '']
+    if (bodyLimit) route.bodyLimit = bodyLimit
+  })
   await app.register(openapiGlue, {
     specification: runtimeSpecification(options.document),
-    // glue's typings want full route options; at run time it takes any subset (handler, hooks, config).
-    operationResolver: ((operationId: string) => {
+    operationResolver: (operationId: string) => {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)
-      if (operationId === 'systemLogin') return { handler, config: { rateLimit: false }, preValidation: app.loginLimit }
-      const bodyLimit = options.bodyLimits?.[actions.get(operationId) ?? '']
-      return bodyLimit ? { handler, bodyLimit } : { handler }
-    }) as never,
+      return handler
+    },
   })
 }
 
@@ -39,11 +41,11 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
  */
 function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
   const specification = structuredClone(document)
-  for (const parameter of Object.values<Record<string, any>>(specification.components.parameters ?? {})) {
+  for (const parameter of Object.values(specification.components.parameters ?? {})) {
     if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase()
   }
-  for (const schema of Object.values<Record<string, any>>(specification.components.schemas)) {
-    for (const property of Object.values<Record<string, any>>(schema.properties ?? {})) {
+  for (const schema of Object.values(specification.components.schemas)) {
+    for (const property of Object.values(schema.properties ?? {})) {
       if (property['x-batch-items']) property.items = {}
     }
   }

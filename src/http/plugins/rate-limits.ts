@@ -1,18 +1,12 @@
 // Rate limits (@fastify/rate-limit): every route registered after this plugin counts against one
 // limit per caller (the user once authenticated, the address otherwise), checked before the body
-// is parsed. Login counts against two limits at once, the user name's and the address's:
-// `app.loginLimit`, the login route's preValidation hook (the plugin's own route hooks run one
-// limiter per request, so both are checked there).
+// is parsed. Login counts against two limits at once, the user name's and the address's, checked
+// in the login route's preValidation (the plugin's own route hooks run one limiter per request).
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { BusinessError, Code } from '../../errors.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    loginLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
-  }
-}
+import { operationIdOfSchema } from '../routing.ts'
 
 export interface RateLimitOptions {
   max: number
@@ -21,6 +15,12 @@ export interface RateLimitOptions {
 }
 
 async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  // Before the limiter's own onRoute hook (added next), which then leaves the login route to these.
+  app.addHook('onRoute', (route) => {
+    if (operationIdOfSchema(route.schema) !== 'systemLogin') return
+    route.config = { ...route.config, rateLimit: false }
+    route.preValidation = [...[route.preValidation ?? []].flat(), loginLimit]
+  })
   await app.register(fastifyRateLimit, {
     global: true,
     hook: 'preParsing',
@@ -38,7 +38,7 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
       keyGenerator: (request) => `login-user:${userNameOf(request.body)}`,
     }),
   ]
-  app.decorate('loginLimit', async (request: FastifyRequest, reply: FastifyReply) => {
+  async function loginLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const results = await Promise.all(loginLimiters.map((limiter) => limiter(request)))
     const exceeded = results.flatMap((result) => (!result.isAllowed && result.isExceeded ? [result] : []))
     if (exceeded.length > 0) {
@@ -46,7 +46,7 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
       reply.header('retry-after', String(retryAfter))
       throw new BusinessError(Code.rateLimited, `too many logins: retry in ${retryAfter} s`)
     }
-  })
+  }
 }
 
 function userNameOf(body: unknown): string {

@@ -18,8 +18,9 @@ export default fp(
     // Handlers, the error handler and the not-found handler all send the envelope as an object.
     // (Callback-style hooks: no promise per request on the hot path.)
     app.addHook('preSerialization', (request, _reply, payload, done) => {
-      const code = (payload as { code?: unknown } | null)?.code
-      if (typeof code === 'number') request.envelopeCode = code
+      if (typeof payload === 'object' && payload !== null && 'code' in payload && typeof payload.code === 'number') {
+        request.envelopeCode = payload.code
+      }
       done(null, payload)
     })
     app.addHook('onResponse', (request, reply, done) => {
@@ -46,6 +47,5 @@ export default fp(
 
 /** pino answers isLevelEnabled; Fastify's no-op logger (logging off) has nothing to write. */
 function infoEnabled(log: FastifyRequest['log']): boolean {
-  const check = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled
-  return typeof check === 'function' && check.call(log, 'info')
+  return 'isLevelEnabled' in log && typeof log.isLevelEnabled === 'function' && log.isLevelEnabled('info') === true
 }
