@@ -7,7 +7,9 @@ import type { Reference, ResourceDef } from '../resources/resource-registry.ts'
 import type { ApiRecord } from './resource-sql.ts'
 
 export type Refusal =
-  { kind: 'reference'; child: ResourceDef; reference: Reference } | { kind: 'unique'; resource: ResourceDef; field: string }
+  | { kind: 'reference'; child: ResourceDef; reference: Reference }
+  | { kind: 'unique'; resource: ResourceDef; field: string }
+  | { kind: 'attachment'; resource: ResourceDef }
 
 export function constraintName(table: string, field: string, kind: 'ref' | 'unique'): string {
   return `${table}_${field}_${kind}`
@@ -22,6 +24,8 @@ export function refusalsByConstraint(resources: readonly ResourceDef[]): Map<str
     for (const field of resource.uniqueFields) {
       refusals.set(constraintName(resource.table, field, 'unique'), { kind: 'unique', resource, field })
     }
+    // A record's attachments (`<table>_attachment`, migration 081) name it as children do.
+    refusals.set(constraintName(`${resource.table}_attachment`, 'recordId', 'ref'), { kind: 'attachment', resource })
   }
   return refusals
 }
@@ -41,6 +45,12 @@ export function translateRefusal(refusals: Map<string, Refusal>, resource: Resou
   const refusal = typeof constraint === 'string' ? refusals.get(constraint) : undefined
   switch (code) {
     case '23503': {
+      if (refusal?.kind === 'attachment' && refusal.resource.key === resource.key) {
+        return new BusinessError(
+          Code.stillReferenced,
+          `${resource.key} ${String(subject.id)} still has live attachments (delete them first)`,
+        )
+      }
       if (refusal?.kind !== 'reference') return error
       const { child, reference } = refusal
       // The child's own write names a missing parent; a parent's delete is refused by a live child.
