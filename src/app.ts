@@ -3,14 +3,15 @@
 // to register one before its dependencies); the operations are generic over the resource registry.
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { Redis } from 'ioredis'
 import { AuthState } from './auth/auth-state.ts'
-import { jwtSecret } from './auth/jwt-secret.ts'
+import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
 import { loadOpenApi } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
 import { operationHandlers } from './http/handlers.ts'
 import { operationPolicies } from './http/operation-policy.ts'
-import authentication from './http/plugins/authentication.ts'
+import authentication, { tokenAudience } from './http/plugins/authentication.ts'
 import docs from './http/plugins/docs.ts'
 import envelope from './http/plugins/envelope.ts'
 import health from './http/plugins/health.ts'
@@ -19,6 +20,7 @@ import metrics from './http/plugins/metrics.ts'
 import operations from './http/plugins/operations.ts'
 import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
+import securityHeaders from './http/plugins/security-headers.ts'
 import { AttachmentOperations } from './operations/attachment-operations.ts'
 import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
@@ -53,6 +55,73 @@ export interface App {
   close(): Promise<void>
 }
 
+function createFastify(config: Config, logger: AppOptions['logger']): FastifyInstance {
+  return Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    // Slow or silent clients hold nothing for long.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    // One line per request instead, written by the request-log plugin.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: 'idle',
+    // Request ids for the log lines, unique across instances; never trust a caller's.
+    genReqId: () => randomUUID(),
+  })
+}
+
+/** The HTTP concerns every request walks through before its operation, in their order. */
+async function registerHttp(
+  app: FastifyInstance,
+  options: {
+    config: Config
+    database: Database
+    policies: ReturnType<typeof operationPolicies>
+    authState: AuthState
+    document: ReturnType<typeof loadOpenApi>['document']
+    yaml: string
+    clock: AppOptions['clock']
+  },
+): Promise<void> {
+  const { config, database, policies } = options
+  await app.register(envelope)
+  // First of the hooks: its headers are on every answer, refusals included.
+  await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
+  await app.register(jsonBody, { policies })
+  await app.register(authentication, {
+    policies,
+    prisma: database.prisma,
+    state: options.authState,
+    secret: await jwtSecret(config.jwtSecret, database.prisma),
+    audience: tokenAudience(config.edition, config.companyCode),
+    clock: options.clock,
+  })
+  await app.register(requestLog)
+  await app.register(docs, { document: options.document, yaml: options.yaml })
+  await app.register(rateLimits, {
+    max: config.rateLimitMax,
+    loginMax: config.rateLimitLoginMax,
+    windowMs: config.rateLimitWindowMs,
+    pool: database.pool,
+    redis: rateLimitRedis(app, config),
+    namespace: `safety-platform:${await deploymentId(database.prisma)}:`,
+  })
+}
+
+/** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
+function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
+  if (!config.redisUrl) return undefined
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
+  redis.on('error', (error) => app.log.warn({ err: error }, 'redis'))
+  app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
+  return redis
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options
   const { pool, prisma } = database
@@ -65,25 +134,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const authState = new AuthState(prisma, config.databaseUrl)
   await authState.start()
 
-  const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
-    bodyLimit: config.bodyLimit,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
-    return503OnClosing: true,
-    // One line per request instead, written by the request-log plugin.
-    logController: new LogController({ disableRequestLogging: true }),
-    forceCloseConnections: 'idle',
-    // Request ids for the log lines, unique across instances; never trust a caller's.
-    genReqId: () => randomUUID(),
-  })
-  await app.register(envelope)
-  await app.register(jsonBody, { policies })
-  const secret = await jwtSecret(config.jwtSecret, prisma)
-  await app.register(authentication, { policies, prisma, state: authState, secret, clock: options.clock })
-  await app.register(requestLog)
-  await app.register(docs, { document, yaml })
-  await app.register(rateLimits, { max: config.rateLimitMax, loginMax: config.rateLimitLoginMax, windowMs: config.rateLimitWindowMs })
+  const app = createFastify(config, options.logger)
+  await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool, store })
@@ -96,7 +148,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
-  await app.register(operations, { document, ajv, handlers, bodyLimits: { attachmentAdd: attachmentBodyLimit(config) } })
+  await app.register(operations, {
+    document,
+    ajv,
+    handlers,
+    policies,
+    bodyLimit: config.bodyLimit,
+    attachmentBodyLimit: attachmentBodyLimit(config),
+  })
   const retention = historyRetention(config, history, app.log)
   await app.register(health, { pool, push })
   await app.register(metrics, { pool })
@@ -122,5 +181,5 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
 /** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */
 function attachmentBodyLimit(config: Config): number {
-  return Math.max(config.bodyLimit, Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024)
+  return Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024
 }

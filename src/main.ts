@@ -40,7 +40,10 @@ async function start(config: Config, database: Database): Promise<{ app: App; ad
 }
 
 const config = await readConfig()
-const database = openDatabase(config.databaseUrl)
+const database = openDatabase(config.databaseUrl, {
+  statementTimeoutMs: config.dbStatementTimeoutMs,
+  connectTimeoutMs: config.dbConnectTimeoutMs,
+})
 const { app, address } = await start(config, database)
 const shown = address.replace('0.0.0.0', 'localhost')
 console.log(`${config.edition} edition listening on ${shown} (Swagger UI: ${shown}/docs, contract: ${shown}/openapi.yaml)`)

@@ -10,3 +10,12 @@ export async function jwtSecret(configured: string | undefined, prisma: Prisma):
   const stored = await prisma.appSetting.findUniqueOrThrow({ where: { key: 'jwt_secret' } })
   return stored.value
 }
+
+/** This deployment's id: the same for every instance on this database, another for another database. */
+export async function deploymentId(prisma: Prisma): Promise<string> {
+  await prisma.appSetting.createMany({
+    data: [{ key: 'deployment_id', value: randomBytes(9).toString('base64url') }],
+    skipDuplicates: true,
+  })
+  return (await prisma.appSetting.findUniqueOrThrow({ where: { key: 'deployment_id' } })).value
+}

@@ -23,8 +23,27 @@ export interface Database {
   close(): Promise<void>
 }
 
-export function openDatabase(connectionString: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 20, connectionTimeoutMillis: 5000 })
+export interface DatabaseOptions {
+  max?: number
+  /** A statement running longer is cancelled by PostgreSQL (DB_STATEMENT_TIMEOUT_MS); 0: none. */
+  statementTimeoutMs?: number
+  /** Waiting longer for a connection fails (DB_CONNECT_TIMEOUT_MS): an unreachable database answers 503 in bounded time. */
+  connectTimeoutMs?: number
+}
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+
+export function openDatabase(connectionString: string, options: DatabaseOptions = {}): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // PostgreSQL cancels a slow statement; a database that does not answer at all (hung, or the
+    // network gone silent) is given up by the client a second later.
+    ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1000 }),
+  })
   // An idle client losing its connection (database restart, pg_terminate_backend) must not crash
   // the process: the pool drops it and the next query opens a new one.
   pool.on('error', () => {})
@@ -41,10 +60,17 @@ export function openDatabase(connectionString: string, options: { max?: number }
 
 /** True when the error means the database could not be reached (answered 503/4001). */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  // Timeouts of the pool and the client (DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS) and a lost
+  // connection carry no code.
+  if (
+    error instanceof Error &&
+    /timeout exceeded when trying to connect|query read timeout|connection timeout|connection terminated/i.test(error.message)
+  )
+    return true
   const code = (error as { code?: string } | null)?.code
   if (typeof code !== 'string') return false
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300'].includes(code) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '57014'].includes(code) ||
     code.startsWith('08')
   )
 }

@@ -26,18 +26,32 @@ export interface AuthenticationOptions {
   prisma: Prisma
   state: AuthState
   secret: string
+  /** Who issues and accepts this service's tokens (`iss` = `aud`): the edition and the enterprise, see tokenAudience. */
+  audience: string
   /** Milliseconds since the epoch; tests inject their own to move time. */
   clock?: () => number
+}
+
+/** The `iss` and `aud` of an edition's tokens: which edition, for which enterprise. */
+export function tokenAudience(edition: string, companyCode: string): string {
+  return `safety-platform/${edition}/${companyCode}`
 }
 
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
   const { policies } = options
   await app.register(fastifyJwt, {
     secret: options.secret,
-    sign: { algorithm: 'HS256' },
+    sign: { algorithm: 'HS256', iss: options.audience, aud: options.audience },
     // Verified tokens are cached (until they expire): revocation, disabled users and roles are
-    // checked after verification, on every request, from AuthState.
-    verify: { algorithms: ['HS256'], cache: 10_000 },
+    // checked after verification, on every request, from AuthState. A token issued for another
+    // edition or enterprise is refused even when it shares the secret.
+    verify: {
+      algorithms: ['HS256'],
+      cache: 10_000,
+      allowedIss: options.audience,
+      allowedAud: options.audience,
+      requiredClaims: ['iss', 'aud', 'sub', 'exp'],
+    },
   })
   const auth = new AuthService({ prisma: options.prisma, state: options.state, jwt: app.jwt, clock: options.clock })
   app.decorate('auth', auth)

@@ -8,17 +8,22 @@ import type pg from 'pg'
 import { Code, failure, success } from '../../errors.ts'
 import type { ParkPush } from '../../park/park-push.ts'
 import { latestMigrationVersion } from '../../store/migrate.ts'
+import { cachedRead, PAGE_READ_TTL_MS } from '../../store/cached-read.ts'
 
 async function health(app: FastifyInstance, options: { pool: pg.Pool; push: ParkPush | undefined }): Promise<void> {
   const { pool, push } = options
   app.get('/health/live', OUTSIDE_CONTRACT, async () => success({ status: 'live' }))
+  // Probes cannot load the database: one check at a time, its answer kept a second.
+  const check = cachedRead(
+    async () => ({ ...(await latestMigrationVersion(pool)), pushReady: push ? await push.ready() : true }),
+    PAGE_READ_TTL_MS,
+  )
   app.get('/health/ready', OUTSIDE_CONTRACT, async (_request, reply) => {
     try {
-      const { expected, actual } = await latestMigrationVersion(pool)
+      const { expected, actual, pushReady } = await check()
       if (actual < expected)
         return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
-      if (push && !(await push.ready()))
-        return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
+      if (!pushReady) return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
       return success({ status: 'ready', migration: actual, push: push ? 'ready' : 'not configured' })
     } catch {
       return reply.code(503).send(failure(Code.databaseUnavailable, 'database unavailable'))

@@ -69,9 +69,13 @@ async function metricsPlugin(app: FastifyInstance, options: { pool: pg.Pool }): 
     done()
   })
 
+  // One scrape at a time: scrapes arriving meanwhile share its text (the database reads behind
+  // it are cached a second by their collectors, see cachedRead).
+  let scraping: Promise<string> | undefined
   app.get(METRICS_PATH, OUTSIDE_CONTRACT, async (_request, reply) => {
     reply.type(registry.contentType)
-    return registry.metrics()
+    scraping ??= registry.metrics().finally(() => (scraping = undefined))
+    return scraping
   })
 
   const metrics: Metrics = { registry }

@@ -3,26 +3,30 @@
 import type { FastifyInstance } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue'
 import fp from 'fastify-plugin'
-import { listOperations, type OpenApiDocument } from '../../contract/openapi-document.ts'
+import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
+import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
 import { operationIdOfSchema } from '../routing.ts'
 
 export interface OperationsOptions {
   document: OpenApiDocument
   ajv: ReturnType<typeof createAjv>
   handlers: Map<string, Handler>
-  /** Body limits, above the global one, of the operations with these `x-action`s (attachment/add carries files). */
-  bodyLimits?: Record<string, number>
+  policies: Map<string, OperationPolicy>
+  /** BODY_LIMIT: the batches' body limit and the ceiling of every other. */
+  bodyLimit: number
+  /** attachment/add's body limit: a file of ATTACHMENT_MAX_BYTES as base64 beside its other fields. */
+  attachmentBodyLimit: number
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
   const { ajv, handlers } = options
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
-  const actions = new Map(listOperations(options.document).map(({ operationId, spec }) => [operationId, spec['x-action']]))
+  // Each operation's body limit: a body over it is 413/1010 before a byte of it is parsed.
   app.addHook('onRoute', (route) => {
-    const bodyLimit = options.bodyLimits?.[actions.get(operationIdOfSchema(route.schema) ?? '') ?? '']
-    if (bodyLimit) route.bodyLimit = bodyLimit
+    const policy = options.policies.get(operationIdOfSchema(route.schema) ?? '')
+    if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit, options.attachmentBodyLimit)
   })
   await app.register(openapiGlue, {
     specification: runtimeSpecification(options.document),
