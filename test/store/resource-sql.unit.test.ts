@@ -62,8 +62,26 @@ t.test('a cursor holds the sort values, and fits only keys of its kinds', async 
 t.test('an update changes only what differs, under an expected version when asked', async (t) => {
   const [sql, values] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin', 4)
   t.match(sql, /SET "riskUnitName" = \$3, "updateTime" = now\(\), "updateBy" = \$2/)
-  t.match(sql, /WHERE id = \$1 AND live AND \("riskUnitName" IS DISTINCT FROM \$3\) AND version = \$4/)
+  t.match(sql, /"risk_unit"\.live AND \("risk_unit"\."riskUnitName" IS DISTINCT FROM \$3\) AND "risk_unit"\.version = \$4/)
   t.same(values, ['RU-1', 'admin', 'n', 4])
+})
+
+t.test('every write writes its history entry in the same statement', async (t) => {
+  const [update] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin')
+  t.match(
+    update,
+    /WITH target AS \(SELECT .* FOR UPDATE\), changed AS \(UPDATE .*\), history AS \(INSERT INTO record_history .*'update'.*history_changes\(__old, __new/,
+  )
+  const [insert] = table.insert({ id: 'RU-1', riskUnitName: 'n' }, '000000000', 'admin')
+  t.match(
+    insert,
+    /WITH added AS \(INSERT INTO "risk_unit" .*jsonb_strip_nulls\(jsonb_build_object\('id', "risk_unit"\."id", 'riskUnitName'.*\), history AS \(INSERT INTO record_history .*'add'/,
+  )
+  const [remove] = table.delete('RU-1', 'admin')
+  t.match(
+    remove,
+    /WITH deleted AS \(UPDATE "risk_unit" SET live = NULL.*\), history AS \(INSERT INTO record_history .*'delete', "updateTime", "updateBy", '\{\}'::jsonb FROM deleted\) SELECT id FROM deleted$/,
+  )
 })
 
 t.test('refusals by constraint name: references and unique fields of the registry', async (t) => {
