@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { Redis } from 'ioredis'
+import { PgBoss } from 'pg-boss'
 import { AuthState } from './auth/auth-state.ts'
 import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
@@ -34,6 +35,7 @@ import { AttachmentStore } from './store/attachment-store.ts'
 import type { Database } from './store/database.ts'
 import { HistoryStore } from './store/history-store.ts'
 import { instantFormatter } from './store/instant-format.ts'
+import { Housekeeping } from './store/housekeeping.ts'
 import { migrate } from './store/migrate.ts'
 import { ResourceStore } from './store/resource-store.ts'
 import { SyncStore } from './store/sync-store.ts'
@@ -52,6 +54,8 @@ export interface App {
   generatedAdminPassword: string | undefined
   /** The park push (enterprise edition with a park configured). */
   push: ParkPush | undefined
+  /** The scheduled pruning of expired keys, sessions and counters. */
+  housekeeping: Housekeeping
   close(): Promise<void>
 }
 
@@ -113,6 +117,13 @@ async function registerHttp(
   })
 }
 
+/** pg-boss for the housekeeping schedule, in the schema the park push uses too. */
+function housekeepingQueue(config: Config, app: FastifyInstance): PgBoss {
+  const boss = new PgBoss({ connectionString: config.databaseUrl, schema: 'pgboss', max: 2, useListenNotify: false })
+  boss.on('error', (error) => app.log.warn({ err: error }, 'pg-boss (housekeeping)'))
+  return boss
+}
+
 /** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
 function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
   if (!config.redisUrl) return undefined
@@ -165,15 +176,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.ready()
   await push?.start()
   await retention?.start()
+  const housekeeping = new Housekeeping({ boss: housekeepingQueue(config, app), pool, log: app.log })
+  await housekeeping.start()
   return {
     fastify: app,
     generatedAdminPassword,
     push,
+    housekeeping,
     async close() {
       // In-flight requests finish first, then the push in progress, then the database listeners.
       await app.close()
       await push?.stop()
       await retention?.stop()
+      await housekeeping.stop()
       await authState.close()
     },
   }
