@@ -29,9 +29,8 @@ function chainParent(registry: ResourceRegistry, resource: ResourceDef): [string
   return nearest ? [nearest.field, nearest.parent] : undefined
 }
 
-/** The fixtures of a document (the service's own, or a test's copy with more resources). */
-export function fixturesOf(document: OpenApiDocument): Fixtures {
-  const registry = new ResourceRegistry(document)
+/** The fixtures of a document and its registry (the service's own, or those of a copy with more resources). */
+export function fixturesOf(document: OpenApiDocument, registry = new ResourceRegistry(document)): Fixtures {
   const example = (resource: string): Record<string, any> => {
     const schemaName = registry.get(resource).schemaName
     const examples = document.components.schemas[schemaName].examples

@@ -7,8 +7,7 @@ import type { OpenApiDocument } from '../../src/contract/openapi-document.ts'
 import { type FieldKind, type ResourceDef, SERVER_FIELDS } from '../../src/resources/resource-registry.ts'
 
 interface TestContext {
-  same(found: unknown, wanted: unknown, message?: string): void
-  equal(found: unknown, wanted: unknown, message?: string): void
+  same(found: unknown, wanted: unknown, message: string): unknown
 }
 
 const COLUMN_TYPE: Record<FieldKind, string> = {
