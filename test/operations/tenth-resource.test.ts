@@ -149,10 +149,11 @@ EmergencyDrillPageEnvelope:
 `
 const SCHEMAS = Object.keys(parse(SCHEMA_FILE) as object).filter((name) => name !== 'fields')
 
-// 2. The paths file: the seven operations, each naming its resource and action (x-resource, x-action).
+// 2. The paths file: its operations, each naming its resource and action (x-resource, x-action).
 const RESOURCE_FILE = `../resources/${KEY}.yaml#/`
 const WRITE = ['admin', 'operator']
 const READ = ['admin', 'operator', 'viewer']
+const ATTACHMENTS = '../components/attachments.yaml#/'
 const OPERATIONS: [segment: string, action: string, roles: string[], body: string, answer: string, parameters: string[]][] = [
   ['add', 'add', WRITE, `${RESOURCE_FILE}EmergencyDrill`, 'NullEnvelope', ['IdempotencyKey']],
   ['update', 'update', WRITE, `${RESOURCE_FILE}EmergencyDrillPatch`, 'NullEnvelope', ['IdempotencyKey']],
@@ -161,7 +162,23 @@ const OPERATIONS: [segment: string, action: string, roles: string[], body: strin
   ['list', 'list', READ, '../components/paging.yaml#/ListRequest', `${RESOURCE_FILE}EmergencyDrillPageEnvelope`, []],
   ['search', 'search', READ, `${RESOURCE_FILE}EmergencyDrillSearch`, `${RESOURCE_FILE}EmergencyDrillPageEnvelope`, []],
   ['add-batch', 'addBatch', WRITE, `${RESOURCE_FILE}EmergencyDrillBatch`, 'BatchResultEnvelope', ['IdempotencyKey', 'SyncPush']],
+  // History and attachments: the same shared shapes for every resource.
+  ['history', 'history', READ, '../components/history.yaml#/HistoryRequest', '../components/history.yaml#/HistoryPageEnvelope', []],
+  [
+    'attachment/add',
+    'attachmentAdd',
+    WRITE,
+    `${ATTACHMENTS}AttachmentAddRequest`,
+    'NullEnvelope',
+    ['IdempotencyKey', 'AttachmentSyncPush'],
+  ],
+  ['attachment/list', 'attachmentList', READ, `${ATTACHMENTS}AttachmentListRequest`, `${ATTACHMENTS}AttachmentListEnvelope`, []],
+  ['attachment/get', 'attachmentGet', READ, '../components/paging.yaml#/IdRequest', `${ATTACHMENTS}AttachmentEnvelope`, []],
+  ['attachment/delete', 'attachmentDelete', WRITE, '../components/paging.yaml#/IdRequest', 'NullEnvelope', ['IdempotencyKey']],
 ]
+const parameter = (name: string) => ({
+  $ref: `../components/${name.startsWith('Attachment') ? 'attachments' : 'parameters'}.yaml#/${name}`,
+})
 const envelopeRef = (name: string) => (name.startsWith('..') ? name : `../components/envelope.yaml#/${name}`)
 const errors = Object.fromEntries(
   [
@@ -186,7 +203,7 @@ const PATHS_FILE = stringify(
           'x-resource': KEY,
           'x-action': action,
           'x-roles': roles,
-          ...(parameters.length ? { parameters: parameters.map((name) => ({ $ref: `../components/parameters.yaml#/${name}` })) } : {}),
+          ...(parameters.length ? { parameters: parameters.map(parameter) } : {}),
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: body } } } },
           responses: {
             '200': { description: 'The envelope.', content: { 'application/json': { schema: { $ref: envelopeRef(answer) } } } },
@@ -198,7 +215,8 @@ const PATHS_FILE = stringify(
   ),
 )
 
-// 3. The migration: the table, its reference and unique field named after the registry.
+// 3. The migration: the table, its reference and unique field named after the registry, and the
+// table of its attachments.
 const MIGRATION = `
 CREATE TABLE emergency_drill (
   id                 text PRIMARY KEY,
@@ -220,6 +238,25 @@ CREATE TABLE emergency_drill (
 CREATE UNIQUE INDEX "emergency_drill_drillNo_unique" ON emergency_drill ("drillNo") WHERE live;
 CREATE INDEX emergency_drill_page ON emergency_drill ("updateTime" DESC, id) WHERE live;
 CREATE INDEX emergency_drill_pending ON emergency_drill (sync_status) WHERE sync_status <> 'synced';
+CREATE TABLE emergency_drill_attachment (
+  id text NOT NULL,
+  "companyCode" text NOT NULL,
+  "recordId" text NOT NULL,
+  "fileName" text NOT NULL,
+  "contentType" text NOT NULL CHECK ("contentType" IN ('image/png', 'image/jpeg', 'application/pdf')),
+  size integer NOT NULL,
+  sha256 text NOT NULL,
+  content bytea NOT NULL,
+  "createTime" timestamptz(3) NOT NULL, "updateTime" timestamptz(3) NOT NULL, "createBy" text NOT NULL, "updateBy" text NOT NULL,
+  version bigint NOT NULL DEFAULT 1,
+  live boolean DEFAULT true CHECK (live), "deleteTime" timestamptz(3),
+  sync_status text NOT NULL DEFAULT 'pending' CHECK (sync_status IN ('pending', 'synced', 'failed')),
+  sync_time timestamptz(3), sync_attempts integer NOT NULL DEFAULT 0, sync_error text,
+  PRIMARY KEY ("companyCode", id),
+  CONSTRAINT "emergency_drill_attachment_recordId_ref" FOREIGN KEY ("recordId", live) REFERENCES emergency_drill (id, live)
+);
+CREATE INDEX emergency_drill_attachment_record ON emergency_drill_attachment ("recordId") WHERE live;
+CREATE INDEX emergency_drill_attachment_unsynced ON emergency_drill_attachment ("updateTime", id) WHERE sync_status <> 'synced';
 `
 
 // 4. The registry entry.
@@ -315,7 +352,7 @@ t.test('the migration built the table the schema declares', async (t) => {
   await checkResourceTable(t, database.pool, document, fixtures.registry.get(KEY))
 })
 
-t.test('the service serves the tenth resource: add, getById, list, search, update, add-batch, delete', async (t) => {
+t.test('the service serves the tenth resource: every operation', async (t) => {
   t.equal((await call('/prevent/riskUnit/add', fixtures.record('riskUnit', 'RU-1'), token)).code, 0)
   const drill = fixtures.record(KEY, 'ED-1', { riskUnitId: 'RU-1', drillTime: '2026-11-20T01:00:00Z' })
   t.same(await call(`${PATH}/add`, drill, token), { msg: '', code: 0, data: null, success: true })
@@ -340,18 +377,31 @@ t.test('the service serves the tenth resource: add, getById, list, search, updat
   t.equal((await call(`${PATH}/add`, { ...drill, participantCount: -1 }, token)).code, 1002, 'schema')
   t.equal((await call('/prevent/riskUnit/delete', { id: 'RU-1' }, token)).code, 1012, 'a live drill still names the unit')
 
+  // Its history and attachments, kept by the shared record_history and its own attachment table.
+  const history = (await call(`${PATH}/history`, { id: 'ED-1' }, token)).data
+  t.equal(history.total, 2, 'add and update')
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+  const attachment = { id: 'EDA-1', recordId: 'ED-2', fileName: 'drill.png', contentType: 'image/png', content: png.toString('base64') }
+  t.equal((await call(`${PATH}/attachment/add`, attachment, token)).code, 0)
+  t.equal((await call(`${PATH}/attachment/list`, { recordId: 'ED-2' }, token)).data.list.length, 1)
+  t.equal((await call(`${PATH}/attachment/get`, { id: 'EDA-1' }, token)).data.content, attachment.content)
+  t.equal((await call(`${PATH}/delete`, { id: 'ED-2' }, token)).code, 1012, 'a live attachment still names the drill')
+  t.equal((await call(`${PATH}/attachment/delete`, { id: 'EDA-1' }, token)).code, 0)
+  t.equal((await call(`${PATH}/delete`, { id: 'ED-2' }, token)).code, 0)
+
   t.equal((await call(`${PATH}/delete`, { id: 'ED-1' }, token)).code, 0)
   t.equal((await call(`${PATH}/getById`, { id: 'ED-1' }, token)).code, 1004)
   t.equal((await call(`${PATH}/add`, drill, token)).code, 1003, 'ids are never reused')
   t.equal((await call('/prevent/riskUnit/delete', { id: 'RU-1' }, token)).code, 0)
 })
 
-t.test('the operators see it: sync status counts its records', async (t) => {
+t.test('the operators see it: sync status counts its records and attachments', async (t) => {
   const status = (await call('/system/sync/status', {}, token)).data
-  t.equal(status.resources.length, fixtures.registry.all.length)
+  t.equal(status.resources.length, fixtures.registry.all.length * 2, 'records and attachments of each resource')
   t.match(
     status.resources.find((counts: { resource: string }) => counts.resource === KEY),
     { resource: KEY, pending: 2 },
+    'two tombstones to push',
   )
 })
 
