@@ -13,6 +13,7 @@ import { AuthState } from '../auth/auth-state.ts'
 import type { Config } from '../config.ts'
 import { listOperations, loadOpenApi, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { pushItemSchema } from '../contract/push-item-schema.ts'
+import { decodeUtf8, withDeclaredBodies } from '../contract/request-bodies.ts'
 import { createAjv, type Validator } from '../contract/validation.ts'
 import { Idempotency } from '../operations/idempotency.ts'
 import { operationHandlers } from '../operations/operation-handlers.ts'
@@ -94,9 +95,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // JSON only. An empty body is "no body" (logout, refresh); a route that needs one says 1000 below.
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined)
-    parseJson(request, body as string, done)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined)
+    parseJson(request, decodeUtf8(body as Buffer), done)
   })
 
   app.setErrorHandler((error, request, reply) => sendFailure(request, reply, error))
@@ -138,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (operationId && policies.get(operationId)?.bodyRequired && request.body === undefined) {
       return done(new BusinessError(Code.malformed, 'request body must be a JSON object'))
     }
+    if (operationId && request.body === undefined) request.body = {} // no body where it is optional: as `{}`
     done()
   })
 
@@ -190,13 +192,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const sync = new SyncStore({ pool: database.pool, store })
   const push = parkPush(config, database, sync, registry, app.log)
   const wakePush = () => push?.wake()
-  const resources = new ResourceOperations({ store, itemValidators, pushItemValidators })
+  const resources = new ResourceOperations({ store, itemValidators, pushItemValidators, log: app.log })
   const system = new SystemOperations({ auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool: database.pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
 
   await app.register(openapiGlue, {
-    specification: runtimeSpecification(document),
+    specification: withDeclaredBodies(runtimeSpecification(document)),
     // glue's typings want full route options; at run time it takes any subset (handler, hooks, config).
     operationResolver: ((operationId: string) => {
       const handler = handlers.get(operationId)

@@ -2,7 +2,7 @@
 // with its code and HTTP status. Nothing internal leaks; the unexpected is logged with its detail.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describeErrors, isNotAnObject } from '../contract/validation.ts'
-import { isDatabaseUnavailable } from '../store/database.ts'
+import { classifyDatabaseError } from '../store/database-errors.ts'
 import { BusinessError, Code, failure, GENERIC_BUSY_MESSAGE, statusOf } from './business-error.ts'
 
 export function sendFailure(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
@@ -20,7 +20,8 @@ function classify(error: unknown): [Parameters<typeof failure>[0], string] {
     if (context === 'body' && isNotAnObject(fastifyError.validation)) return [Code.malformed, 'request body must be a JSON object']
     return [Code.badParameter, describeErrors(fastifyError.validation)]
   }
-  if (isDatabaseUnavailable(error)) return [Code.databaseUnavailable, 'database unavailable, please retry later']
+  const refusal = classifyDatabaseError(error)
+  if (refusal) return [refusal.code, refusal.message]
   switch (fastifyError.statusCode) {
     case 400:
     case 415:

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { BusinessError, Code, type Envelope, failure } from '../http/business-error.ts'
 import type { Queryable } from '../store/resource-store.ts'
+import { canonicalJson } from './canonical-json.ts'
 
 export interface IdempotentRequest {
   userName: string
@@ -97,16 +98,4 @@ function savepointed(client: pg.PoolClient): Queryable {
       }
     },
   } as Queryable
-}
-
-/** JSON with object keys sorted, so the same body hashes alike however its keys were ordered. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`
-  }
-  return JSON.stringify(value)
 }

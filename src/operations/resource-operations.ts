@@ -1,7 +1,9 @@
 // The seven generic operations of every resource. Handlers stay thin: domain rules, then the store.
 import { describeErrors, type Validator } from '../contract/validation.ts'
-import { BusinessError, Code } from '../http/business-error.ts'
+import type { FastifyBaseLogger } from 'fastify'
+import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../http/business-error.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import { classifyDatabaseError } from '../store/database-errors.ts'
 import {
   type ApiRecord,
   type Page,
@@ -26,10 +28,19 @@ export class ResourceOperations {
   /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
   private readonly pushItemValidators: Map<string, Validator>
 
-  constructor(options: { store: ResourceStore; itemValidators: Map<string, Validator>; pushItemValidators: Map<string, Validator> }) {
+  /** Where an unexpected failure of one batch item is logged (the item answers -1, the batch goes on). */
+  private readonly log: Pick<FastifyBaseLogger, 'error'> | undefined
+
+  constructor(options: {
+    store: ResourceStore
+    itemValidators: Map<string, Validator>
+    pushItemValidators: Map<string, Validator>
+    log?: Pick<FastifyBaseLogger, 'error'>
+  }) {
     this.store = options.store
     this.itemValidators = options.itemValidators
     this.pushItemValidators = options.pushItemValidators
+    this.log = options.log
   }
 
   async add(resource: ResourceDef, record: ApiRecord, context: WriteContext): Promise<void> {
@@ -101,18 +112,34 @@ export class ResourceOperations {
       throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
     }
     const result: BatchResult = { succeeded: [], failed: [] }
+    let unavailable: { code: number; reason: string } | undefined
     for (const [index, item] of list.entries()) {
       const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
+      // The database out of reach: the items after it are not tried, and fail with the same 4001.
+      if (unavailable) {
+        result.failed.push({ id, index, ...unavailable })
+        continue
+      }
       try {
         if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
         await apply(item as ApiRecord)
         result.succeeded.push(id!)
       } catch (error) {
-        if (!(error instanceof BusinessError)) throw error
-        result.failed.push({ id, index, code: error.code, reason: error.message })
+        // Whatever went wrong, only this item failed: the items before it are stored, and stay so.
+        const failure = this.itemFailure(error)
+        result.failed.push({ id, index, ...failure })
+        if (failure.code === Code.databaseUnavailable) unavailable = failure
       }
     }
     return result
+  }
+
+  private itemFailure(error: unknown): { code: number; reason: string } {
+    if (error instanceof BusinessError) return { code: error.code, reason: error.message }
+    const refusal = classifyDatabaseError(error)
+    if (refusal) return { code: refusal.code, reason: refusal.message }
+    this.log?.error({ err: error }, 'batch item failed unexpectedly')
+    return { code: Code.unexpected, reason: GENERIC_BUSY_MESSAGE }
   }
 }
 

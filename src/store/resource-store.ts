@@ -3,6 +3,7 @@
 // statement in autocommit, so the record and its need to be pushed (sync_status 'pending') commit
 // together in one round trip; referential rules are the database's own foreign keys.
 import type pg from 'pg'
+import { isStorableDate, isStorableInstant } from '../contract/storable.ts'
 import { BusinessError, Code } from '../http/business-error.ts'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type InstantFormatter, toSecond } from './instant-format.ts'
@@ -338,8 +339,8 @@ function checkValue(field: FieldDef, value: unknown, at: string): void {
         : field.kind === 'integer'
           ? Number.isInteger(value)
           : field.kind === 'instant'
-            ? typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value))
-            : typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value))
+            ? typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value)) && isStorableInstant(value)
+            : typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)) && isStorableDate(value)
   if (!ok) {
     const expected = {
       string: 'a string',
