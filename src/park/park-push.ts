@@ -170,10 +170,12 @@ export class ParkPush {
       throw error
     }
     const versions = new Map(items.map((item) => [item.id, item.version]))
-    this.stats.acknowledged += await this.sync.acknowledge(
+    // Read after the await: `x += await y` would read x before, losing a concurrent drain's count.
+    const acknowledged = await this.sync.acknowledge(
       resource,
       result.succeeded.map((id) => ({ id, version: versions.get(id)! })),
     )
+    this.stats.acknowledged += acknowledged
     const failed = result.failed.map((failure) => ({
       id: items[failure.index].id,
       version: items[failure.index].version,

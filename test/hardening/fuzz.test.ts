@@ -553,3 +553,5 @@ t.test('figures', async (t) => {
   t.comment(`fuzz seed ${SEED}: ${cases} cases sent, ${refused} refused by the service, 0 answers off the contract`)
   t.ok(cases >= RUNS + BATCH_RUNS, 'every case ran')
 })
+
+t.end()
