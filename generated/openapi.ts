@@ -198,7 +198,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipAdd"];
         delete?: never;
@@ -224,7 +224,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipUpdate"];
         delete?: never;
@@ -251,7 +251,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipDelete"];
         delete?: never;
@@ -344,7 +344,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["hazardMonitorEquipAddBatch"];
         delete?: never;
@@ -370,7 +370,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitAdd"];
         delete?: never;
@@ -396,7 +396,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitUpdate"];
         delete?: never;
@@ -424,7 +424,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitDelete"];
         delete?: never;
@@ -517,7 +517,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskUnitAddBatch"];
         delete?: never;
@@ -543,7 +543,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsAdd"];
         delete?: never;
@@ -569,7 +569,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsUpdate"];
         delete?: never;
@@ -597,7 +597,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsDelete"];
         delete?: never;
@@ -690,7 +690,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskEventsAddBatch"];
         delete?: never;
@@ -716,7 +716,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresAdd"];
         delete?: never;
@@ -742,7 +742,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresUpdate"];
         delete?: never;
@@ -770,7 +770,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresDelete"];
         delete?: never;
@@ -863,7 +863,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventRiskMeasuresAddBatch"];
         delete?: never;
@@ -889,7 +889,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskAdd"];
         delete?: never;
@@ -915,7 +915,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskUpdate"];
         delete?: never;
@@ -943,7 +943,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskDelete"];
         delete?: never;
@@ -1036,7 +1036,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootTaskAddBatch"];
         delete?: never;
@@ -1062,7 +1062,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordAdd"];
         delete?: never;
@@ -1088,7 +1088,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordUpdate"];
         delete?: never;
@@ -1116,7 +1116,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordDelete"];
         delete?: never;
@@ -1209,7 +1209,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootRecordAddBatch"];
         delete?: never;
@@ -1235,7 +1235,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoAdd"];
         delete?: never;
@@ -1263,7 +1263,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoUpdate"];
         delete?: never;
@@ -1290,7 +1290,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoDelete"];
         delete?: never;
@@ -1383,7 +1383,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTroubleshootInfoAddBatch"];
         delete?: never;
@@ -1409,7 +1409,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoAdd"];
         delete?: never;
@@ -1437,7 +1437,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoUpdate"];
         delete?: never;
@@ -1464,7 +1464,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoDelete"];
         delete?: never;
@@ -1557,7 +1557,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTicketBaseInfoAddBatch"];
         delete?: never;
@@ -1583,7 +1583,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoAdd"];
         delete?: never;
@@ -1609,7 +1609,7 @@ export type paths = {
          *
          *     Idempotent: the same update twice leaves the same state; an update that changes no value answers 0 and pushes nothing new. On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoUpdate"];
         delete?: never;
@@ -1636,7 +1636,7 @@ export type paths = {
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoDelete"];
         delete?: never;
@@ -1729,7 +1729,7 @@ export type paths = {
          *
          *     Call-level codes: 1005 when `list` is empty or holds more than 500 items; 1002 only when the body itself is malformed (no `list`, `list` not an array, unknown top-level field) — invalid items are reported per item, not as a call failure. Send an `Idempotency-Key` header to retry safely.
          *
-         *     Park push: the write is recorded with `sync_status` `pending` in the same transaction and pushed to the park edition asynchronously (parents before children); the park being down, slow or failing never changes this response or its latency, the push is retried with backoff and the record ends `synced` or `failed`. On the park edition (`EDITION=park`) the same operation applies the pushed records by `id` with upsert semantics (an `add` of an existing id is an update), deletes idempotently, and ignores a pushed version older than the one it holds.
+         *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          */
         post: operations["preventTrainBaseInfoAddBatch"];
         delete?: never;
@@ -1812,6 +1812,23 @@ export type components = {
          * @enum {string}
          */
         ResourceKey: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo";
+        /** @description The server-kept fields every record carries on reads (`getById`, `list`, `search`): set by the server, never accepted from the caller (1002). */
+        ServerKeptFields: {
+            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
+            companyCode: string;
+            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
+            createTime: components["schemas"]["Instant"];
+            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
+            updateTime: components["schemas"]["Instant"];
+            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
+            createBy: string;
+            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
+            updateBy: string;
+            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
+            sync_time: components["schemas"]["Instant"] | null;
+        };
         /**
          * @description 1-based page number. Default 1. A page past the last one returns an empty `list` (with the real `total`).
          * @default 1
@@ -1844,6 +1861,30 @@ export type components = {
          * @enum {string}
          */
         SortDirection: "asc" | "desc";
+        /** @description One condition of a `search`, written once; each resource's <Resource>Search names the fields it may use and closes it. */
+        SearchCondition: {
+            /** @description A field of the resource's record (its <Resource>Field). */
+            field: unknown;
+            op: components["schemas"]["SearchOperator"];
+            /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
+            value?: unknown;
+        };
+        /** @description One sort key of a `search`, written once; each resource's <Resource>Search names the fields it may use and closes it. */
+        SortKey: {
+            /** @description A field of the resource's record (its <Resource>Field). */
+            field: unknown;
+            direction?: components["schemas"]["SortDirection"];
+        };
+        /** @description Body of every `search`, written once: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Each resource's <Resource>Search composes it with `allOf`, gives `conditions` and `orderBy` their items (a SearchCondition, a SortKey, each naming the resource's fields: its <Resource>Field), and closes itself with `unevaluatedProperties: false`. */
+        Search: {
+            pageNum?: components["schemas"]["PageNum"];
+            pageSize?: components["schemas"]["PageSize"];
+            after?: components["schemas"]["PageCursor"];
+            /** @description Up to 20 conditions, all of which must hold (AND). */
+            conditions?: unknown;
+            /** @description Up to 5 sort keys, applied in order. */
+            orderBy?: unknown;
+        };
         /**
          * @description Page request of `list`: every field optional (`{}` gives page 1 of 20). Shallow pages by `pageNum`; any depth by `after` (see `PageCursor`).
          * @example {
@@ -1870,6 +1911,32 @@ export type components = {
          * @example {}
          */
         EmptyRequest: Record<string, never>;
+        /** @description One page of records, as `list` and `search` answer it; each resource's page envelope gives `list` its record type. */
+        Page: {
+            /** @description The records of this page: an array of the resource's records (each page envelope gives its type). */
+            list: unknown;
+            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
+            total: number;
+            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+            totalExact: boolean;
+            /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
+            pageNum: number;
+            /** @description Page size used. */
+            pageSize: number;
+            /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
+            next: string | null;
+        };
+        /** @description Every response, errors included, is exactly `{msg, code, data, success}`; each operation's envelope gives `data` its shape. */
+        Envelope: {
+            /** @description Human-readable message; empty on success. */
+            msg: string;
+            /** @description Business code: 0 success, otherwise the error code (see the code table). */
+            code: number;
+            /** @description Payload on success; null on a business failure. */
+            data: unknown;
+            /** @description true exactly when `code` is 0. */
+            success: boolean;
+        };
         /**
          * @description Envelope of every failure answered with a non-200 HTTP status (and shape of every business failure): `success` false, `data` null.
          * @example {
@@ -1891,18 +1958,11 @@ export type components = {
              * @constant
              */
             success: false;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "msg" | "code" | "data" | "success">;
         /** @description Envelope of writes and other operations without payload: `data` is null on success and on failure. */
         NullEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Outcome of an `add-batch`: each item was validated and stored on its own; items that failed can be corrected and sent again.
          * @example {
@@ -1936,15 +1996,8 @@ export type components = {
         };
         /** @description Envelope of `add-batch`: `data` is the batch result when the batch was processed (code 0, even if some items failed); null on a failure of the whole call. */
         BatchResultEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["BatchResult"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/login`.
          * @example {
@@ -1960,11 +2013,6 @@ export type components = {
         };
         /** @description Envelope of `login`. */
         LoginEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Bearer access token (JWT), valid 30 days: send it as `Authorization: Bearer <token>`. */
                 token: string;
@@ -1973,16 +2021,9 @@ export type components = {
                 /** @description Lifetime of `token` in seconds (2592000 = 30 days). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `refresh`. */
         RefreshEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description New bearer access token (JWT), valid 2 hours. */
                 access_token: string;
@@ -1991,9 +2032,7 @@ export type components = {
                 /** @description Lifetime of `access_token` in seconds (7200 = 2 hours). */
                 expires_in: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description A user account as `user/list` returns it (the password hash is never returned).
          * @example {
@@ -2065,11 +2104,6 @@ export type components = {
         };
         /** @description Envelope of `user/list`. */
         UserPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description The users of this page. */
                 list: components["schemas"]["User"][];
@@ -2080,18 +2114,11 @@ export type components = {
                 /** @description Page size used. */
                 pageSize: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Body of `/system/sync/status`: none, or `{}`. */
         SyncStatusRequest: components["schemas"]["EmptyRequest"];
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description One entry per resource, in push order (parents first). */
                 resources: {
@@ -2111,9 +2138,7 @@ export type components = {
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource. `resource`: only that resource. `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
          * @example {
@@ -2131,18 +2156,11 @@ export type components = {
         };
         /** @description Envelope of `sync/retry`. */
         SyncRetryEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: {
                 /** @description Number of `failed` records set back to `pending` and queued for a new push. */
                 requeued: number;
             } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Monitoring equipment of a major hazard source (a sensor or detector with its range and alarm thresholds). The spec marks every field required.
          *
@@ -2364,21 +2382,7 @@ export type components = {
             equipmentType: string;
             /** @description Device name / model. */
             equipmentName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `MonitorEquipRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2410,22 +2414,13 @@ export type components = {
          *     }
          */
         MonitorEquipSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["MonitorEquipField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["MonitorEquipField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["MonitorEquipField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["MonitorEquipField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/hazard/monitorEquip/add-batch`.
          * @example {
@@ -2489,39 +2484,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the monitoring equipment record on success, null on a business failure. */
         MonitorEquipRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["MonitorEquipRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of monitoring equipment records on success, null on a business failure. */
         MonitorEquipPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["MonitorEquipRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk analysis unit (风险分析单元) of the dual-prevention system: the object (installation, tank farm, warehouse...) whose risks are analysed. Parent of risk events.
          *
@@ -2629,21 +2599,7 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the unit in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskUnitRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2678,22 +2634,13 @@ export type components = {
          *     }
          */
         RiskUnitSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["RiskUnitField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["RiskUnitField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["RiskUnitField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["RiskUnitField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/riskUnit/add-batch`.
          * @example {
@@ -2727,39 +2674,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk analysis unit on success, null on a business failure. */
         RiskUnitRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskUnitRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk analysis units on success, null on a business failure. */
         RiskUnitPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskUnitRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety risk event (安全风险事件) identified within a risk analysis unit. Child of a risk unit, parent of control measures.
          *
@@ -2819,21 +2741,7 @@ export type components = {
             riskUnitId: components["schemas"]["Id"];
             /** @description Name of the risk event (风险事件名称), e.g. the accident scenario. */
             riskEventName: string;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskEventsRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -2854,22 +2762,13 @@ export type components = {
          *     }
          */
         RiskEventsSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["RiskEventsField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["RiskEventsField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["RiskEventsField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["RiskEventsField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/riskEvents/add-batch`.
          * @example {
@@ -2893,39 +2792,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the risk event on success, null on a business failure. */
         RiskEventsRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskEventsRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of risk events on success, null on a business failure. */
         RiskEventsPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskEventsRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Risk control measure (管控措施) of a risk event. Child of a risk event, parent of troubleshooting tasks and (optionally) of hidden-danger records.
          *
@@ -3055,21 +2929,7 @@ export type components = {
             classify2: "1-1" | "1-2" | "1-3" | "1-4" | "1-5" | "2-1" | "2-2" | "2-3" | "3-1" | "3-2" | "3-3" | "3-4" | "4-1" | "4-2" | "4-3" | "4-4" | "4-5" | null;
             /** @description Measure category, level 3 (管控措施分类3): enterprise-defined free text. Optional; null when not set. */
             classify3: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `RiskMeasuresRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3095,22 +2955,13 @@ export type components = {
          *     }
          */
         RiskMeasuresSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["RiskMeasuresField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["RiskMeasuresField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["RiskMeasuresField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["RiskMeasuresField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/riskMeasures/add-batch`.
          * @example {
@@ -3144,39 +2995,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the control measure on success, null on a business failure. */
         RiskMeasuresRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["RiskMeasuresRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of control measures on success, null on a business failure. */
         RiskMeasuresPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["RiskMeasuresRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting task (隐患排查任务): a recurring inspection of a control measure. Child of a control measure, parent of troubleshooting records.
          *
@@ -3331,21 +3157,7 @@ export type components = {
             workType: "0" | "1" | "2" | "3" | null;
             /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootTaskRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3380,22 +3192,13 @@ export type components = {
          *     }
          */
         TroubleshootTaskSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TroubleshootTaskField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TroubleshootTaskField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TroubleshootTaskField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TroubleshootTaskField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/troubleshootTask/add-batch`.
          * @example {
@@ -3435,39 +3238,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hazard troubleshooting task on success, null on a business failure. */
         TroubleshootTaskRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootTaskRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hazard troubleshooting tasks on success, null on a business failure. */
         TroubleshootTaskPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootTaskRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting record (隐患排查记录): one execution of a troubleshooting task. Child of a task, parent of hidden-danger records found during it.
          *
@@ -3560,21 +3338,7 @@ export type components = {
             checkPerson: string | null;
             /** @description Mainland mobile number of the inspector, 11 digits starting with 1[3-9]. Optional; null when not set. */
             checkPersonMobile: components["schemas"]["Mobile"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootRecordRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -3606,22 +3370,13 @@ export type components = {
          *     }
          */
         TroubleshootRecordSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TroubleshootRecordField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TroubleshootRecordField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TroubleshootRecordField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TroubleshootRecordField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/troubleshootRecord/add-batch`.
          * @example {
@@ -3651,39 +3406,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the troubleshooting record on success, null on a business failure. */
         TroubleshootRecordRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootRecordRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of troubleshooting records on success, null on a business failure. */
         TroubleshootRecordPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootRecordRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Hazard troubleshooting information (隐患信息): a hidden danger found, followed from discovery through rectification to acceptance. May name the control measure that failed and the troubleshooting record that found it.
          *
@@ -3954,21 +3684,7 @@ export type components = {
             checkAcceptTime: components["schemas"]["Date"] | null;
             /** @description Acceptance comment (验收意见). Optional; null when not set. */
             checkAcceptComment: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TroubleshootInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4005,22 +3721,13 @@ export type components = {
          *     }
          */
         TroubleshootInfoSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TroubleshootInfoField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TroubleshootInfoField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TroubleshootInfoField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TroubleshootInfoField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/troubleshootInfo/add-batch`.
          * @example {
@@ -4082,39 +3789,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the hidden-danger record on success, null on a business failure. */
         TroubleshootInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TroubleshootInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of hidden-danger records on success, null on a business failure. */
         TroubleshootInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TroubleshootInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Special work ticket (特殊作业票) per GB 30871-2022 (hot work, confined space, work at height, ...).
          *
@@ -4353,21 +4035,7 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the work location in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TicketBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4407,22 +4075,13 @@ export type components = {
          *     }
          */
         TicketBaseInfoSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TicketBaseInfoField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TicketBaseInfoField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TicketBaseInfoField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TicketBaseInfoField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/ticketBaseInfo/add-batch`.
          * @example {
@@ -4480,39 +4139,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the special work ticket on success, null on a business failure. */
         TicketBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TicketBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of special work tickets on success, null on a business failure. */
         TicketBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TicketBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Safety education and training activity (安全教育培训).
          *
@@ -4687,21 +4321,7 @@ export type components = {
             cost: components["schemas"]["Decimal"] | null;
             /** @description Summary / assessment of the training (培训总结). Optional; null when not set. */
             summary: string | null;
-            /** @description Server-kept: 9-digit code of the enterprise that owns the record, from configuration (`COMPANY_CODE`, default `000000000`). Never accepted from the caller (1002). */
-            companyCode: string;
-            /** @description Server-kept: instant the record was created by `add`. Never accepted from the caller (1002). */
-            createTime: components["schemas"]["Instant"];
-            /** @description Server-kept: instant of the last business write (`add`, `update`). A change of `sync_status` does not change it. Never accepted from the caller (1002). */
-            updateTime: components["schemas"]["Instant"];
-            /** @description Server-kept: user name of the caller that created the record. Never accepted from the caller (1002). */
-            createBy: string;
-            /** @description Server-kept: user name of the caller of the last business write. Never accepted from the caller (1002). */
-            updateBy: string;
-            /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
-            sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
-            sync_time: components["schemas"]["Instant"] | null;
-        };
+        } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `TrainBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
@@ -4733,22 +4353,13 @@ export type components = {
          *     }
          */
         TrainBaseInfoSearch: {
-            pageNum?: components["schemas"]["PageNum"];
-            pageSize?: components["schemas"]["PageSize"];
-            after?: components["schemas"]["PageCursor"];
-            /** @description Up to 20 conditions, all of which must hold (AND). */
-            conditions?: {
-                field: components["schemas"]["TrainBaseInfoField"];
-                op: components["schemas"]["SearchOperator"];
-                /** @description Operand; its shape depends on `op`: `in` → a non-empty array (at most 500) of scalars of the field's type; `isNull` → a boolean; `like` → a string (substring; `%` and `_` are literal); every other operator → a scalar of the field's type (string for codes, ids, decimals, instants and dates; number for coordinates; integer for counts). A missing or wrongly shaped value answers 1002. */
-                value?: unknown;
-            }[];
-            /** @description Up to 5 sort keys, applied in order. */
-            orderBy?: {
-                field: components["schemas"]["TrainBaseInfoField"];
-                direction?: components["schemas"]["SortDirection"];
-            }[];
-        };
+            conditions?: ({
+                field?: components["schemas"]["TrainBaseInfoField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["TrainBaseInfoField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
         /**
          * @description Body of `/prevent/trainBaseInfo/add-batch`.
          * @example {
@@ -4796,39 +4407,14 @@ export type components = {
         };
         /** @description Envelope of `getById`: `data` is the training activity on success, null on a business failure. */
         TrainBaseInfoRecordEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
             data: components["schemas"]["TrainBaseInfoRecord"] | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Envelope of `list` and `search`: `data` is one page of training activities on success, null on a business failure. */
         TrainBaseInfoPageEnvelope: {
-            /** @description Human-readable message; empty on success. */
-            msg: string;
-            /** @description Business code: 0 success, otherwise the error code (see the code table). */
-            code: number;
-            /** @description Payload on success; null on a business failure. */
-            data: {
-                /** @description The records of this page. */
+            data: ({
                 list: components["schemas"]["TrainBaseInfoRecord"][];
-                /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
-                total: number;
-                /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
-                totalExact: boolean;
-                /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
-                pageNum: number;
-                /** @description Page size used. */
-                pageSize: number;
-                /** @description Cursor of the following page: send it as `after` (with the same `orderBy`) to read on. null when this page is the last (it holds fewer than `pageSize` records). A full last page still carries a cursor, whose page is empty. */
-                next: string | null;
-            } | null;
-            /** @description true exactly when `code` is 0. */
-            success: boolean;
-        };
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
     };
     responses: {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
@@ -7258,3 +6844,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

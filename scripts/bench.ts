@@ -22,11 +22,11 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type EmbeddedPostgres, EmbeddedPostgresError, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
+import { freePort } from './dev/ports.ts'
 
 // ---- autocannon (no type declarations shipped): the part used here ----
 interface LoadRequest {
@@ -249,17 +249,6 @@ function load(target: Target, mode: 'write' | 'read', seconds: number, checkAnsw
 }
 
 // ---- database ----
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl })
   client.on('error', () => {})
@@ -313,50 +302,55 @@ function row(label: string, result: LoadResult | undefined): string {
   return `${label.padEnd(26)}${cells.join('  ')}`
 }
 
-function report(targets: Target[], rows: Map<Kind, number>, database: string): void {
-  const out: string[] = []
-  const line = (text = '') => out.push(text)
-  line()
-  line(
-    `Write path benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s) alternated, warm-up ${WARMUP_SECONDS} s; PostgreSQL ${database}`,
-  )
-  line(
+function table(targets: Target[]): string[] {
+  const out = [
     `${''.padEnd(26)}${['req/s', 'p50 ms', 'p99 ms', '2xx', 'non2xx', 'errors'].map((h, i) => h.padStart(i === 0 ? 8 : i === 3 ? 9 : 7)).join('  ')}`,
-  )
+  ]
   for (const mode of ['write', 'read'] as const) {
     for (const target of targets) {
       const results = mode === 'write' ? target.writeResults : target.readResults
       if (results.length === 0) continue
       results.forEach((result, i) => {
-        if (results.length > 1) line(row(`${mode} ${target.kind} run ${i + 1}`, result))
+        if (results.length > 1) out.push(row(`${mode} ${target.kind} run ${i + 1}`, result))
       })
-      line(row(`${mode} ${target.kind}${results.length > 1 ? ' (best)' : ''}`, best(results)))
+      out.push(row(`${mode} ${target.kind}${results.length > 1 ? ' (best)' : ''}`, best(results)))
     }
   }
-  line()
+  return out
+}
+
+const resultsOf = (target: Target, mode: 'write' | 'read') => (mode === 'write' ? target.writeResults : target.readResults)
+
+function ratios(targets: Target[]): string[] {
+  const out: string[] = []
   const baseline = targets.find((t) => t.kind === 'baseline')
   const service = targets.find((t) => t.kind === 'service')
   for (const mode of ['write', 'read'] as const) {
-    const b = baseline && best(mode === 'write' ? baseline.writeResults : baseline.readResults)
-    const s = service && best(mode === 'write' ? service.writeResults : service.readResults)
+    const b = baseline && best(resultsOf(baseline, mode))
+    const s = service && best(resultsOf(service, mode))
     if (!b || !s) continue
     // Runs alternate (baseline, service, baseline, service, ...): pairing each service run with the
     // baseline run just before it compares like with like when the machine's load drifts; the
     // median of those pairs is the figure the target is judged by, best against best is shown too.
-    const baselineRuns = mode === 'write' ? baseline!.writeResults : baseline!.readResults
-    const serviceRuns = mode === 'write' ? service!.writeResults : service!.readResults
-    const pairs = serviceRuns.map((run, i) => run.requests.average / (baselineRuns[i] ?? b).requests.average).sort((x, y) => x - y)
+    const baselineRuns = resultsOf(baseline!, mode)
+    const pairs = resultsOf(service!, mode)
+      .map((run, i) => run.requests.average / (baselineRuns[i] ?? b).requests.average)
+      .sort((x, y) => x - y)
     const median = pairs.length % 2 === 1 ? pairs[(pairs.length - 1) / 2] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2
     const bestRatio = s.requests.average / b.requests.average
     const verdict =
       mode === 'write' ? ` (target ${TARGET_RATIO * 100} %: ${median >= TARGET_RATIO ? 'met' : 'NOT met'})` : ' (for information)'
-    line(
+    out.push(
       `${mode} ratio service/baseline: ${(median * 100).toFixed(1)} % median of ${pairs.length} paired run(s) [${pairs.map((pair) => `${(pair * 100).toFixed(0)} %`).join(', ')}]; best against best ${(bestRatio * 100).toFixed(1)} %${verdict}`,
     )
   }
-  line()
-  line('Checks:')
-  if (rows.size === 0) line('  (skipped: the runs did not complete)')
+  return out
+}
+
+/** Rows stored against answers given, and the warm-up answers; a mismatch is a failure. */
+function checks(targets: Target[], rows: Map<Kind, number>): string[] {
+  const out = ['Checks:']
+  if (rows.size === 0) out.push('  (skipped: the runs did not complete)')
   for (const target of targets) {
     const stored = rows.get(target.kind)
     if (stored === undefined) continue
@@ -364,22 +358,85 @@ function report(targets: Target[], rows: Map<Kind, number>, database: string): v
     const inFlight = stored - target.writes2xx
     const slack = CONNECTIONS * target.writeRuns
     const ok = inFlight >= 0 && inFlight <= slack && stored <= target.idsIssued
-    line(
+    out.push(
       `  ${target.kind}: risk_unit holds ${int(stored)} rows for ${int(target.writes2xx)} successful writes ` +
         `(+${int(inFlight)} in flight when a run stopped, at most ${int(slack)}; ${int(target.idsIssued)} ids sent): ${ok ? 'ok' : 'MISMATCH'}`,
     )
     if (!ok) failures.push(`${target.kind}: ${stored} rows for ${target.writes2xx} successful writes and ${target.idsIssued} ids sent`)
-    line(
+    out.push(
       `  ${target.kind}: ${int(target.sampled)} warm-up answers checked, ${int(target.sampledNonZero)} with a business code other than 0` +
         (target.sampledExample ? ` (e.g. ${target.sampledExample})` : ''),
     )
     if (target.sampledNonZero > 0)
       failures.push(`${target.kind}: ${target.sampledNonZero} warm-up answers were not code 0: ${target.sampledExample}`)
   }
+  return out
+}
+
+function report(targets: Target[], rows: Map<Kind, number>, database: string): void {
+  const heading = `Write path benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s) alternated, warm-up ${WARMUP_SECONDS} s; PostgreSQL ${database}`
+  const out = ['', heading, ...table(targets), '', ...ratios(targets), '', ...checks(targets, rows)]
   process.stdout.write(out.join('\n') + '\n')
 }
 
 // ---- run ----
+interface Database {
+  adminUrl: string
+  /** How the report names it. */
+  shown: string
+  embedded: EmbeddedPostgres | undefined
+}
+
+/** DATABASE_URL (an admin URL) when set, else a throw-away embedded server. */
+async function openDatabase(): Promise<Database> {
+  if (process.env.DATABASE_URL) {
+    const adminUrl = process.env.DATABASE_URL
+    return { adminUrl, shown: `${new URL(adminUrl).host} (DATABASE_URL)`, embedded: undefined }
+  }
+  const port = await freePort()
+  note(`starting a throw-away embedded PostgreSQL on port ${port}`)
+  const embedded = await startEmbeddedPostgres({
+    dataDir: path.join(os.tmpdir(), `bench-pg-${randomBytes(6).toString('hex')}`),
+    port,
+    persistent: false,
+    onUnexpectedExit: (reason) => {
+      failures.push(reason)
+      currentLoad?.stop()
+    },
+  })
+  return { adminUrl: embedded.adminUrl, shown: `127.0.0.1:${port} (embedded, throw-away: fsync off)`, embedded }
+}
+
+/** Logs in (service) and checks a first write and read on one server. */
+async function firstCalls(target: Target): Promise<void> {
+  if (target.kind === 'service') {
+    const login = await expectOk(target, '/system/login', { userName: 'admin', password: ADMIN_PASSWORD }, 'login as admin')
+    if (typeof login.data?.token !== 'string') throw new Error('login as admin answered no token')
+    target.headers.authorization = `Bearer ${login.data.token}`
+  }
+  await expectOk(target, target.writePath, { id: READ_ID, riskUnitName: 'bench read unit' }, 'the first write')
+  const read = await expectOk(target, target.readPath, { id: READ_ID }, 'the first read')
+  if (read.data?.id !== READ_ID)
+    throw new Error(`the first read on the ${target.kind} server answered ${JSON.stringify(read).slice(0, 300)}`)
+}
+
+/** Warm-ups, then the write rounds alternated between the servers, then (BENCH_READS) the read. */
+async function runLoads(targets: Target[]): Promise<void> {
+  const step = async (target: Target, mode: 'write' | 'read', label: string, seconds: number, warmUp: boolean) => {
+    if (interrupted || failures.length) return
+    note(`${label}: ${mode} ${target.kind} (${seconds} s)`)
+    const result = await load(target, mode, seconds, warmUp)
+    if (!warmUp) resultsOf(target, mode).push(result)
+  }
+  for (const mode of READS ? (['write', 'read'] as const) : (['write'] as const)) {
+    if (WARMUP_SECONDS > 0) for (const target of targets) await step(target, mode, 'warm-up', WARMUP_SECONDS, true)
+    const rounds = mode === 'write' ? ROUNDS : 1
+    for (let round = 1; round <= rounds; round++) {
+      for (const target of targets) await step(target, mode, `round ${round}/${rounds}`, SECONDS, false)
+    }
+  }
+}
+
 async function main(): Promise<void> {
   process.on('SIGINT', () => {
     if (interrupted) return
@@ -387,78 +444,32 @@ async function main(): Promise<void> {
     note('SIGINT: stopping the current run and cleaning up')
     currentLoad?.stop()
   })
-
-  let embedded: EmbeddedPostgres | undefined
-  let adminUrl = process.env.DATABASE_URL
-  let database: string
-  if (adminUrl) {
-    database = `${new URL(adminUrl).host} (DATABASE_URL)`
-  } else {
-    const port = await freePort()
-    note(`starting a throw-away embedded PostgreSQL on port ${port}`)
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(os.tmpdir(), `bench-pg-${randomBytes(6).toString('hex')}`),
-      port,
-      persistent: false,
-      onUnexpectedExit: (reason) => {
-        failures.push(reason)
-        currentLoad?.stop()
-      },
-    })
-    adminUrl = embedded.adminUrl
-    database = `127.0.0.1:${port} (embedded, throw-away: fsync off)`
-  }
-
+  const database = await openDatabase()
   const prefix = `bench_${randomBytes(5).toString('hex')}`
   const created: string[] = []
   const targets: Target[] = []
-  const rows = new Map<Kind, number>()
   try {
-    const kinds: Kind[] = ONLY ? [ONLY as Kind] : ['baseline', 'service']
-    for (const kind of kinds) {
-      const name = `${prefix}_${kind}`
-      await adminQuery(adminUrl, `CREATE DATABASE ${name}`)
-      created.push(name)
-      targets.push(await startServer(kind, databaseUrlOf(adminUrl, name)))
+    for (const kind of ONLY ? [ONLY as Kind] : (['baseline', 'service'] as const)) {
+      await adminQuery(database.adminUrl, `CREATE DATABASE ${prefix}_${kind}`)
+      created.push(`${prefix}_${kind}`)
+      targets.push(await startServer(kind, databaseUrlOf(database.adminUrl, `${prefix}_${kind}`)))
     }
-    for (const target of targets) {
-      if (target.kind === 'service') {
-        const login = await expectOk(target, '/system/login', { userName: 'admin', password: ADMIN_PASSWORD }, 'login as admin')
-        if (typeof login.data?.token !== 'string') throw new Error('login as admin answered no token')
-        target.headers.authorization = `Bearer ${login.data.token}`
-      }
-      await expectOk(target, target.writePath, { id: READ_ID, riskUnitName: 'bench read unit' }, 'the first write')
-      const read = await expectOk(target, target.readPath, { id: READ_ID }, 'the first read')
-      if (read.data?.id !== READ_ID)
-        throw new Error(`the first read on the ${target.kind} server answered ${JSON.stringify(read).slice(0, 300)}`)
-    }
+    for (const target of targets) await firstCalls(target)
     note(`servers ready: ${targets.map((t) => `${t.kind} ${t.url}`).join(', ')}`)
-
-    const step = async (target: Target, mode: 'write' | 'read', label: string, seconds: number, warmUp: boolean) => {
-      if (interrupted || failures.length) return
-      note(`${label}: ${mode} ${target.kind} (${seconds} s)`)
-      const result = await load(target, mode, seconds, warmUp)
-      if (!warmUp) (mode === 'write' ? target.writeResults : target.readResults).push(result)
-    }
-    for (const mode of READS ? (['write', 'read'] as const) : (['write'] as const)) {
-      if (WARMUP_SECONDS > 0) for (const target of targets) await step(target, mode, 'warm-up', WARMUP_SECONDS, true)
-      const rounds = mode === 'write' ? ROUNDS : 1
-      for (let round = 1; round <= rounds; round++) {
-        for (const target of targets) await step(target, mode, `round ${round}/${rounds}`, SECONDS, false)
-      }
-    }
+    await runLoads(targets)
+    const rows = new Map<Kind, number>()
     if (!interrupted && !failures.length) {
       for (const target of targets) rows.set(target.kind, await loadRows(target.databaseUrl))
     }
-    report(targets, rows, database)
+    report(targets, rows, database.shown)
   } finally {
     for (const target of targets) await stopServer(target)
     for (const name of created) {
-      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error) =>
+      await adminQuery(database.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((error) =>
         failures.push(`could not drop database ${name}: ${error.message}`),
       )
     }
-    await embedded?.stop()
+    await database.embedded?.stop()
   }
   if (CPU_PROF_DIR) note(`CPU profiles written under ${CPU_PROF_DIR}`)
 }
@@ -466,7 +477,8 @@ async function main(): Promise<void> {
 try {
   await main()
 } catch (error) {
-  failures.push((error as Error).stack ?? String(error))
+  // A known reason (the embedded PostgreSQL cannot start) in its one line; anything else with its stack.
+  failures.push(error instanceof EmbeddedPostgresError ? error.message : ((error as Error).stack ?? String(error)))
 }
 if (interrupted) failures.push('interrupted')
 if (failures.length) {

@@ -237,13 +237,20 @@ class SchemaWalker {
     if (Array.isArray(allOf)) {
       for (const part of allOf) {
         const resolved = deref(document, part).node
+        // Both parts hold: a property (or the items) named by both is the allOf of the two.
+        const properties: Node = { ...resolved.properties }
+        for (const [name, schema] of Object.entries<Node>(own.properties ?? {}))
+          properties[name] = name in properties ? { allOf: [properties[name], schema] } : schema
         own = {
           ...resolved,
           ...own,
-          properties: { ...resolved.properties, ...own.properties },
+          properties,
           required: [...new Set([...(resolved.required ?? []), ...(own.required ?? [])])],
         }
+        if (resolved.items && own.items && resolved.items !== own.items) own.items = { allOf: [resolved.items, own.items] }
       }
+      // The parts' own alternatives (and compositions) are flattened in turn, with this node's.
+      return this.variants(document, { ...own, ...(oneOf ? { oneOf } : {}), ...(anyOf ? { anyOf } : {}) }, location)
     }
     const branches = [...(oneOf ?? []), ...(anyOf ?? [])] as Node[]
     if (branches.length === 0) return [{ node: own, location }]

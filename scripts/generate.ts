@@ -1,12 +1,20 @@
-// `npm run generate`: writes generated/openapi.ts (openapi-typescript types of openapi/openapi.yaml)
-// and the Prisma client (into node_modules, from prisma/schema.prisma). Never edit generated/ by hand.
+// `npm run generate`: bundles the contract's parts (openapi/src/) into the served document
+// openapi/openapi.yaml, then writes generated/openapi.ts (openapi-typescript types of that document) and
+// the Prisma client (into node_modules, from prisma/schema.prisma). Never edit openapi/openapi.yaml or
+// generated/ by hand.
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { OPENAPI_PATH } from '../src/contract/openapi-document.ts'
+import { renderBundledOpenApi } from './openapi-bundle.ts'
 import { renderOpenApiTypes } from './openapi-types.ts'
 
+const bundled = await renderBundledOpenApi()
+writeFileSync(OPENAPI_PATH, bundled)
+console.log(`wrote ${OPENAPI_PATH}`)
+
 const target = fileURLToPath(new URL('../generated/openapi.ts', import.meta.url))
-writeFileSync(target, await renderOpenApiTypes())
+writeFileSync(target, await renderOpenApiTypes(bundled))
 console.log(`wrote ${target}`)
 
 // The Prisma CLI needs some DATABASE_URL to read the schema; it does not connect for `generate`.

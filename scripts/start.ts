@@ -3,46 +3,25 @@
 // With DATABASE_URL set: runs one edition (src/main.ts, configured by the environment).
 // Without it: the zero-setup demo. An embedded PostgreSQL (data in DATA_DIR, default ./.data),
 // the park edition (PARK_PORT, default 3100) and the enterprise edition (PORT, default 3000)
-// pushing to it. Ctrl+C / SIGTERM stops both editions, then PostgreSQL. An edition that dies (a
-// crash, a kill from outside) is started again after a second; only a crash loop stops everything.
+// pushing to it, run by the supervisor in scripts/dev/supervisor.ts.
+//
+// A start that cannot proceed (a bad setting, a port in use, PostgreSQL that cannot start) prints
+// one line naming the cause and the fix and exits 1.
 
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import readline from 'node:readline'
-import { type EmbeddedPostgres, ensureDatabase, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type DemoEdition, demoEditions, MAIN, spawnMain, whyEditionCannotStart } from './dev/editions.ts'
+import { type EmbeddedPostgres, ensureDatabase, PortInUseError, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
+import { exitCodeOf, fail, onSignals } from './dev/signals.ts'
+import { Supervisor } from './dev/supervisor.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
-const MAIN = path.join(ROOT, 'src', 'main.ts')
-const CHILD_STOP_TIMEOUT_MS = 30_000
-/** An edition that exits unexpectedly is started again after this long... */
-const RESTART_DELAY_MS = 1_000
-/** ...unless it already did so more than this many times within the window: then everything stops. */
-const RESTART_LIMIT = 5
-const RESTART_WINDOW_MS = 60_000
-// npm forwards the terminal's Ctrl+C to us on top of the one the terminal sends: one Ctrl+C can
-// arrive twice. The same signal again within this time counts as one.
-const SIGNAL_DEDUP_MS = 1500
-
-/** Calls handler for a signal, except for a repeat of the same signal within SIGNAL_DEDUP_MS. */
-function onSignals(handler: (signal: NodeJS.Signals, repeated: boolean) => void): void {
-  const last = new Map<NodeJS.Signals, number>()
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => {
-      const now = Date.now()
-      if (now - (last.get(signal) ?? 0) < SIGNAL_DEDUP_MS) return
-      const repeated = last.size > 0
-      last.set(signal, now)
-      handler(signal, repeated)
-    })
-  }
-}
-
-function fail(message: string): never {
-  process.stderr.write(`start: ${message}\n`)
-  process.exit(1)
+interface DemoSettings {
+  dataDir: string
+  pgPort: number
+  parkPort: number
+  enterprisePort: number
 }
 
 function portFromEnv(name: string, fallback: number): number {
@@ -50,240 +29,118 @@ function portFromEnv(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback
   const port = Number(raw)
   if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port < 1 || port > 65535) {
-    fail(`${name} must be a port number from 1 to 65535 (got "${raw}")`)
+    fail(`${name} must be a port number from 1 to 65535 (got "${raw}"): correct ${name}`)
   }
   return port
 }
 
-// Preloaded into each edition: if this process dies without stopping it (kill -9), the edition
-// is re-parented; it then stops itself instead of holding its port for the next start.
-const EXIT_WITH_PARENT =
-  'data:text/javascript,const p=process.ppid;setInterval(()=>{if(process.ppid!==p)process.kill(process.pid,"SIGTERM")},1000).unref()'
-
-function spawnMain(env: NodeJS.ProcessEnv, stdout: 'inherit' | 'pipe'): ChildProcess {
-  return spawn(process.execPath, [`--import=${EXIT_WITH_PARENT}`, MAIN], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', stdout, stdout],
-    // Own process group: a terminal Ctrl+C reaches only this process, which then stops the
-    // children in order (editions first, database last) and only once.
-    detached: process.platform !== 'win32',
-  })
-}
-
-function signalNumber(signal: NodeJS.Signals): number {
-  return signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1
-}
-
-if (!existsSync(MAIN)) fail(`${path.relative(process.cwd(), MAIN)} not found`)
-
-if (process.env.DATABASE_URL) {
-  runSingle()
-} else {
-  await runDemo()
-}
-
-/** One edition, configured entirely by the environment. */
+/** One edition, configured entirely by the environment: its exit code is ours. */
 function runSingle(): void {
   const child = spawnMain(process.env, 'inherit')
   onSignals((signal) => child.kill(signal))
   process.on('exit', () => child.kill('SIGTERM'))
   child.on('error', (err) => fail(`cannot run ${MAIN}: ${err.message}`))
-  child.on('exit', (code, signal) => {
-    process.exit(code ?? (signal ? 128 + signalNumber(signal) : 1))
-  })
+  child.on('exit', (code, signal) => process.exit(exitCodeOf(code, signal)))
 }
 
-/** Embedded PostgreSQL + park edition + enterprise edition wired to it. */
-async function runDemo(): Promise<void> {
+async function demoSettings(): Promise<DemoSettings> {
   const rawDataDir = process.env.DATA_DIR ?? './.data'
-  if (rawDataDir.trim() === '') fail('DATA_DIR must not be empty')
-  const dataDir = path.resolve(rawDataDir)
-  const pgPort = portFromEnv('EMBEDDED_PG_PORT', 54329)
-  const parkPort = portFromEnv('PARK_PORT', 3100)
-  const enterprisePort = portFromEnv('PORT', 3000)
-  if (new Set([pgPort, parkPort, enterprisePort]).size !== 3) {
-    fail(`PORT (${enterprisePort}), PARK_PORT (${parkPort}) and EMBEDDED_PG_PORT (${pgPort}) must all differ`)
+  if (rawDataDir.trim() === '') fail('DATA_DIR must not be empty: unset it, or name a directory')
+  const settings = {
+    dataDir: path.resolve(rawDataDir),
+    pgPort: portFromEnv('EMBEDDED_PG_PORT', 54329),
+    parkPort: portFromEnv('PARK_PORT', 3100),
+    enterprisePort: portFromEnv('PORT', 3000),
   }
-  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) fail(`DATA_DIR ${dataDir} is not a directory`)
+  const { dataDir, pgPort, parkPort, enterprisePort } = settings
+  if (new Set([pgPort, parkPort, enterprisePort]).size !== 3) {
+    fail(`PORT (${enterprisePort}), PARK_PORT (${parkPort}) and EMBEDDED_PG_PORT (${pgPort}) must all differ: change one`)
+  }
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) fail(`DATA_DIR ${dataDir} is not a directory: set DATA_DIR to one`)
   try {
     await fs.mkdir(dataDir, { recursive: true })
     await fs.access(dataDir, fs.constants.W_OK)
   } catch (err) {
-    fail(`DATA_DIR ${dataDir} is not a writable directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+    fail(`DATA_DIR ${dataDir} is not a writable directory (${why}): set DATA_DIR to one`)
   }
+  return settings
+}
 
-  const children = new Map<string, ChildProcess>()
-  const closed: Promise<void>[] = []
-  let db: EmbeddedPostgres | undefined
-  let shuttingDown = false
-  let exitCode = 0
+/** The park's admin password, kept across restarts since the enterprise logs in with it. */
+async function parkAdminPassword(dataDir: string): Promise<{ password: string; isNew: boolean }> {
+  const file = path.join(dataDir, 'park-admin-password')
+  const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
+  if (kept !== '') return { password: kept, isNew: false }
+  const password = process.env.ADMIN_PASSWORD || randomBytes(15).toString('base64url')
+  await fs.writeFile(file, password + '\n', { mode: 0o600 })
+  return { password, isNew: !process.env.ADMIN_PASSWORD }
+}
 
-  const shutdown = async (code: number) => {
-    if (shuttingDown) return
-    shuttingDown = true
-    exitCode = code
-    for (const child of children.values()) child.kill('SIGTERM')
-    const killTimer = setTimeout(() => {
-      process.stderr.write(`start: editions still running after ${CHILD_STOP_TIMEOUT_MS / 1000} s; killing them\n`)
-      for (const child of children.values()) child.kill('SIGKILL')
-    }, CHILD_STOP_TIMEOUT_MS)
-    await Promise.all(closed)
-    clearTimeout(killTimer)
-    try {
-      await db?.stop()
-    } catch (err) {
-      process.stderr.write(`start: stopping PostgreSQL failed: ${(err as Error).message}\n`)
-      exitCode ||= 1
-    }
-    process.exit(exitCode)
-  }
-
-  onSignals((signal, repeated) => {
-    if (repeated) {
-      process.stderr.write(`start: ${signal} again: killing the editions\n`)
-      for (const child of children.values()) child.kill('SIGKILL')
-      return
-    }
-    process.stderr.write(`start: ${signal} received, stopping\n`)
-    if (db === undefined && children.size === 0) {
-      // PostgreSQL is still starting: stop once it is up (see below).
-      shuttingDown = true
-      return
-    }
-    void shutdown(0)
-  })
-  process.on('exit', () => {
-    for (const child of children.values()) child.kill('SIGTERM')
-  })
-
-  const pgDir = path.join(dataDir, 'pg')
+async function startDatabase(supervisor: Supervisor, { dataDir, pgPort }: DemoSettings): Promise<EmbeddedPostgres> {
   try {
-    db = await startEmbeddedPostgres({
-      dataDir: pgDir,
+    return await startEmbeddedPostgres({
+      dataDir: path.join(dataDir, 'pg'),
       port: pgPort,
       persistent: true,
       onUnexpectedExit: (reason) => {
         process.stderr.write(`start: ${reason}\n`)
-        void shutdown(1)
+        void supervisor.shutdown(1)
       },
     })
   } catch (err) {
-    fail(`embedded PostgreSQL did not start: ${(err as Error).message}`)
+    if (err instanceof PortInUseError) {
+      fail(
+        `port ${pgPort} (EMBEDDED_PG_PORT, the embedded PostgreSQL) is already in use: stop what listens on it, or set EMBEDDED_PG_PORT to a free port`,
+      )
+    }
+    fail(`the embedded PostgreSQL cannot start: ${(err as Error).message}`)
   }
-  if (shuttingDown) {
-    shuttingDown = false
-    await shutdown(0)
-    return
-  }
+}
 
-  let enterpriseUrl: string
-  let parkUrl: string
-  try {
-    enterpriseUrl = await ensureDatabase(db.adminUrl, 'safety_enterprise')
-    parkUrl = await ensureDatabase(db.adminUrl, 'safety_park')
-  } catch (err) {
-    process.stderr.write(`start: cannot create the databases: ${(err as Error).message}\n`)
-    await shutdown(1)
-    return
-  }
-
-  if (shuttingDown) return
-
-  // The park's admin password: kept across restarts, since the enterprise logs in with it. The
-  // park edition is given it as ADMIN_PASSWORD, so it is the password of the park's first admin.
-  const parkPasswordFile = path.join(dataDir, 'park-admin-password')
-  let parkPassword = existsSync(parkPasswordFile) ? readFileSync(parkPasswordFile, 'utf8').trim() : ''
-  let parkPasswordIsNew = false
-  if (parkPassword === '') {
-    parkPassword = process.env.ADMIN_PASSWORD || randomBytes(15).toString('base64url')
-    parkPasswordIsNew = !process.env.ADMIN_PASSWORD
-    await fs.writeFile(parkPasswordFile, parkPassword + '\n', { mode: 0o600 })
-  }
-
-  // The park edition pushes nowhere: drop the park-client settings meant for an enterprise.
-  const baseEnv = { ...process.env }
-  for (const name of ['PARK_URL', 'PARK_USER', 'PARK_PASSWORD']) delete baseEnv[name]
-  const editions: [string, NodeJS.ProcessEnv][] = [
-    ['park', { ...baseEnv, EDITION: 'park', PORT: String(parkPort), DATABASE_URL: parkUrl, ADMIN_PASSWORD: parkPassword }],
-    [
-      'enterprise',
-      {
-        ...baseEnv,
-        EDITION: 'enterprise',
-        PORT: String(enterprisePort),
-        DATABASE_URL: enterpriseUrl,
-        PARK_URL: `http://127.0.0.1:${parkPort}`,
-        PARK_USER: 'admin',
-        PARK_PASSWORD: parkPassword,
-      },
-    ],
-  ]
-
+function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: string; isNew: boolean }): string {
+  const { dataDir, pgPort, parkPort, enterprisePort } = settings
   const rel = path.relative(process.cwd(), dataDir) || '.'
   const shown = rel.startsWith('..') ? dataDir : rel
-  process.stdout.write(
-    [
-      '',
-      `  enterprise edition  http://localhost:${enterprisePort}   (Swagger UI: http://localhost:${enterprisePort}/docs)`,
-      `  park edition        http://localhost:${parkPort}   (Swagger UI: http://localhost:${parkPort}/docs)`,
-      `  park login          admin / ${parkPasswordIsNew ? `${parkPassword}   (generated; kept in ${path.join(shown, 'park-admin-password')})` : `password in ${path.join(shown, 'park-admin-password')}`}`,
-      `  data                ${shown}/  (PostgreSQL 17 on 127.0.0.1:${pgPort}, databases safety_enterprise and safety_park)`,
-      ...(process.env.ADMIN_PASSWORD && process.env.ADMIN_PASSWORD !== parkPassword
-        ? [`  note                the park keeps the admin password it was first started with (not ADMIN_PASSWORD)`]
-        : []),
-      '  stop with Ctrl+C',
-      '',
-      '',
-    ].join('\n'),
-  )
-
-  // An edition that dies (a crash, a kill -9 from outside) is started again, as a supervisor would:
-  // the other edition and PostgreSQL keep running. Only a crash loop stops everything.
-  const exits = new Map<string, number[]>()
-  const launch = (name: string, env: NodeJS.ProcessEnv) => {
-    const child = spawnMain(env, 'pipe')
-    children.set(name, child)
-    const prefix = `[${name}] `
-    const pipes: Promise<void>[] = []
-    for (const [stream, out] of [
-      [child.stdout!, process.stdout],
-      [child.stderr!, process.stderr],
-    ] as const) {
-      const lines = readline.createInterface({ input: stream, crlfDelay: Infinity })
-      lines.on('line', (line) => out.write(prefix + line + '\n'))
-      pipes.push(new Promise((resolve) => lines.once('close', resolve)))
-    }
-    closed.push(
-      new Promise<void>((resolve) => {
-        child.once('error', (err) => {
-          process.stderr.write(`start: cannot run the ${name} edition: ${err.message}\n`)
-          children.delete(name)
-          resolve()
-          void shutdown(1)
-        })
-        child.once('exit', (code, signal) => {
-          children.delete(name)
-          void Promise.all(pipes).then(() => {
-            resolve()
-            if (shuttingDown) return
-            const now = Date.now()
-            const recent = [...(exits.get(name) ?? []), now].filter((at) => now - at < RESTART_WINDOW_MS)
-            exits.set(name, recent)
-            const how = signal ?? `exit code ${code}`
-            if (recent.length > RESTART_LIMIT) {
-              process.stderr.write(`start: the ${name} edition exited ${recent.length} times within a minute (last: ${how}); stopping\n`)
-              void shutdown(code || 1)
-              return
-            }
-            process.stderr.write(`start: the ${name} edition exited unexpectedly (${how}); starting it again\n`)
-            setTimeout(() => {
-              if (!shuttingDown) launch(name, env)
-            }, RESTART_DELAY_MS).unref()
-          })
-        })
-      }),
-    )
+  const passwordFile = path.join(shown, 'park-admin-password')
+  const pgData = db.dataDir === path.join(dataDir, 'pg') ? '' : `; its data in ${db.dataDir}`
+  const lines = [
+    `  enterprise edition  http://localhost:${enterprisePort}   (Swagger UI: http://localhost:${enterprisePort}/docs)`,
+    `  park edition        http://localhost:${parkPort}   (Swagger UI: http://localhost:${parkPort}/docs)`,
+    `  park login          admin / ${park.isNew ? `${park.password}   (generated; kept in ${passwordFile})` : `password in ${passwordFile}`}`,
+    `  data                ${shown}/  (PostgreSQL 17 on 127.0.0.1:${pgPort}, databases safety_enterprise and safety_park${pgData})`,
+  ]
+  if (process.env.ADMIN_PASSWORD && process.env.ADMIN_PASSWORD !== park.password) {
+    lines.push(`  note                the park keeps the admin password it was first started with (not ADMIN_PASSWORD)`)
   }
-  for (const [name, env] of editions) launch(name, env)
+  return ['', ...lines, '  stop with Ctrl+C', '', ''].join('\n')
 }
+
+/** Embedded PostgreSQL + park edition + enterprise edition wired to it. */
+async function runDemo(): Promise<void> {
+  const settings = await demoSettings()
+  const park = await parkAdminPassword(settings.dataDir)
+  const editions = demoEditions(settings.enterprisePort, settings.parkPort, park.password)
+  for (const edition of editions) {
+    const why = await whyEditionCannotStart(edition)
+    if (why) fail(why)
+  }
+  const supervisor = new Supervisor()
+  onSignals((signal, repeated) => supervisor.onSignal(signal, repeated))
+  supervisor.db = await startDatabase(supervisor, settings)
+  if (supervisor.shuttingDown) return supervisor.shutdown(0)
+  const urls = new Map<DemoEdition, string>()
+  try {
+    for (const edition of editions) urls.set(edition, await ensureDatabase(supervisor.db.adminUrl, `safety_${edition.name}`))
+  } catch (err) {
+    process.stderr.write(`start: cannot create the databases: ${(err as Error).message}\n`)
+    return supervisor.shutdown(1)
+  }
+  if (supervisor.shuttingDown) return
+  process.stdout.write(banner(settings, supervisor.db, park))
+  for (const edition of editions) supervisor.launch(edition.name, { ...edition.env, DATABASE_URL: urls.get(edition) })
+}
+
+if (!existsSync(MAIN)) fail(`${path.relative(process.cwd(), MAIN)} not found`)
+if (process.env.DATABASE_URL) runSingle()
+else await runDemo()

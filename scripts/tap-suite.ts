@@ -9,16 +9,17 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
+import { freePort } from './dev/ports.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 const ESLINT = path.join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js')
 const PRETTIER = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs')
+const DEPCRUISE = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs')
 const note = (line: string) => process.stdout.write(`# test: ${line}\n`)
 
 // Tools and tests run on this Node (the pinned one), whatever `node` is first on PATH.
@@ -63,17 +64,6 @@ function run(args: string[], onStdout?: (chunk: string) => void): Promise<number
   })
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 async function startDatabase(): Promise<void> {
   if (process.env.DATABASE_URL) {
     note(`using DATABASE_URL from the environment (${new URL(process.env.DATABASE_URL).host})`)
@@ -92,62 +82,48 @@ export interface TapSuite {
   tapArgs: string[]
 }
 
-async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
-  // The database starts while tsc runs.
-  const database = startDatabase()
-  database.catch(() => undefined)
-
-  if (typecheck && existsSync(path.join(ROOT, 'tsconfig.json'))) {
+/** One test each: tsc --noEmit, then lint (eslint.config.js) and format (.prettierrc.json). */
+async function typecheckAndLint(): Promise<void> {
+  if (existsSync(path.join(ROOT, 'tsconfig.json'))) {
     note('typecheck: tsc --noEmit -p tsconfig.json')
     const code = await run([TSC, '--noEmit', '-p', 'tsconfig.json'])
-    if (code === 0) {
-      passed++
-      note('typecheck passed')
-    } else {
-      failed++
-      note('typecheck FAILED')
-    }
-  } else if (typecheck) {
+    if (code === 0) passed++
+    else failed++
+    note(code === 0 ? 'typecheck passed' : 'typecheck FAILED')
+  } else {
     note('typecheck skipped: no tsconfig.json')
   }
-  if (typecheck) {
-    // Lint (eslint.config.js) and format (.prettierrc.json): one test, like the typecheck.
-    note('lint: eslint . && prettier --check .')
-    const code = (await run([ESLINT, '.'])) || (await run([PRETTIER, '--check', '.']))
-    if (code === 0) {
-      passed++
-      note('lint passed')
-    } else {
-      failed++
-      note('lint FAILED (npm run format fixes formatting)')
-    }
-  }
+  note('lint: eslint . && prettier --check .')
+  const code = (await run([ESLINT, '.'])) || (await run([PRETTIER, '--check', '.']))
+  if (code === 0) passed++
+  else failed++
+  note(code === 0 ? 'lint passed' : 'lint FAILED (npm run format fixes formatting)')
+  // The layers of src/ (.dependency-cruiser.mjs): one test more.
+  note('layers: depcruise src')
+  const layers = await run([DEPCRUISE, 'src', '--config', '.dependency-cruiser.mjs'])
+  if (layers === 0) passed++
+  else failed++
+  note(layers === 0 ? 'layers passed' : 'layers FAILED: an import runs up the layers or in a circle (.dependency-cruiser.mjs)')
+}
 
-  try {
-    await database
-  } catch (err) {
-    process.stderr.write(`# test: embedded PostgreSQL did not start: ${(err as Error).message}\n`)
-    failed++
-    return
+/** tap's closing summary line: `# { total: 7, pass: 4, fail: 1, todo: 1, skip: 1 }`. */
+function parseSummary(line: string): Record<string, number> | undefined {
+  const m = /^# \{ (.*) \}$/.exec(line)
+  if (!m) return undefined
+  const summary: Record<string, number> = {}
+  for (const part of m[1]!.split(', ')) {
+    const [key, value] = part.split(': ')
+    if (key && value !== undefined) summary[key] = Number(value)
   }
-  if (interrupted) {
-    failed++
-    return
-  }
+  return summary
+}
 
-  // tap's closing summary: `# { total: 7, pass: 4, fail: 1, todo: 1, skip: 1 }`.
+/** Runs tap, passing its output through; counts its passes and failures. */
+async function runTap(tapArgs: string[]): Promise<void> {
   let summary: Record<string, number> | undefined
   let pending = ''
   let lastChar = '\n'
-  const scan = (line: string) => {
-    const m = /^# \{ (.*) \}$/.exec(line)
-    if (!m) return
-    summary = {}
-    for (const part of m[1]!.split(', ')) {
-      const [key, value] = part.split(': ')
-      if (key && value !== undefined) summary[key] = Number(value)
-    }
-  }
+  const scan = (line: string) => (summary = parseSummary(line) ?? summary)
   const code = await run([TAP, '--reporter=tap', ...tapArgs], (chunk) => {
     process.stdout.write(chunk)
     lastChar = chunk.at(-1) ?? lastChar
@@ -157,7 +133,6 @@ async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
   })
   scan(pending)
   if (lastChar !== '\n') process.stdout.write('\n')
-
   if (!summary) {
     note(`no tap summary found (tap exit code ${code})`)
     failed++
@@ -174,6 +149,25 @@ async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
     note(`tap exited with code ${code} although no test failed`)
     failed++
   }
+}
+
+async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
+  // The database starts while tsc runs.
+  const database = startDatabase()
+  database.catch(() => undefined)
+  if (typecheck) await typecheckAndLint()
+  try {
+    await database
+  } catch (err) {
+    process.stderr.write(`# test: embedded PostgreSQL did not start: ${(err as Error).message}\n`)
+    failed++
+    return
+  }
+  if (interrupted) {
+    failed++
+    return
+  }
+  await runTap(tapArgs)
 }
 
 /** Runs the suite, prints `N passed, N failed` last and exits with the verdict. */

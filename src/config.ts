@@ -22,6 +22,17 @@ export interface Config {
   bodyLimit: number
   idempotencyTtlHours: number
   logLevel: string
+  /** HTTP: a request must arrive whole within requestTimeoutMs, its headers within headersTimeoutMs; an idle keep-alive connection closes after keepAliveTimeoutMs, any silent one after connectionTimeoutMs. */
+  requestTimeoutMs: number
+  headersTimeoutMs: number
+  keepAliveTimeoutMs: number
+  connectionTimeoutMs: number
+  dbStatementTimeoutMs: number
+  dbConnectTimeoutMs: number
+  /** Redis counting the rate limits of every instance; none: they are counted in the database. */
+  redisUrl: string | undefined
+  /** Browser origins allowed to call (CORS); empty: CORS off. */
+  corsOrigins: string[]
   push: {
     retryLimit: number
     retryDelayMaxSeconds: number
@@ -60,6 +71,14 @@ const schema = {
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
     SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
     PARK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 60000 },
+    HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 500, default: 10000 },
+    KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
+    CONNECTION_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 120000 },
+    DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 15000 },
+    DB_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    CORS_ORIGINS: { type: 'string', pattern: '^\\s*https?://[^/\\s,]+\\s*(,\\s*https?://[^/\\s,]+\\s*)*$' },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   },
 } as const
@@ -68,16 +87,52 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
+/** The environment as the schema above validated it (defaults applied). */
+interface Environment {
+  DATABASE_URL: string
+  EDITION: Edition
+  PORT: number
+  HOST: string
+  PARK_URL?: string
+  PARK_USER?: string
+  PARK_PASSWORD?: string
+  ADMIN_PASSWORD?: string
+  JWT_SECRET?: string
+  COMPANY_CODE: string
+  TZ: string
+  RATE_LIMIT_MAX: number
+  RATE_LIMIT_LOGIN_MAX: number
+  RATE_LIMIT_WINDOW_MS: number
+  BODY_LIMIT: number
+  IDEMPOTENCY_TTL_HOURS: number
+  SYNC_RETRY_LIMIT: number
+  SYNC_RETRY_DELAY_MAX_SECONDS: number
+  SYNC_BATCH_SIZE: number
+  SYNC_JOB_EXPIRE_SECONDS: number
+  SYNC_SUPERVISE_SECONDS: number
+  SYNC_FAILED_RETRY_SECONDS: number
+  PARK_TIMEOUT_MS: number
+  REQUEST_TIMEOUT_MS: number
+  HEADERS_TIMEOUT_MS: number
+  KEEP_ALIVE_TIMEOUT_MS: number
+  CONNECTION_TIMEOUT_MS: number
+  DB_STATEMENT_TIMEOUT_MS: number
+  DB_CONNECT_TIMEOUT_MS: number
+  REDIS_URL?: string
+  CORS_ORIGINS?: string
+  LOG_LEVEL: string
+}
+
 /** Parses the environment; throws ConfigError with a one-line reason naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  let raw: Record<string, any>
+  let raw: Environment
   try {
-    raw = envSchema({ schema, data: env, env: false, dotenv: false })
+    raw = envSchema<Environment>({ schema, data: env, env: false, dotenv: false })
   } catch (error) {
     // env-schema reports "env/PORT must be <= 65535"; keep that one line.
     throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/^env\/?/, '')}`)
   }
-  const timeZone = raw.TZ as string
+  const timeZone = raw.TZ
   if (!isValidTimeZone(timeZone)) {
     throw new ConfigError(`invalid configuration: TZ must be an offset like +08:00 or an IANA zone name, got "${timeZone}"`)
   }
@@ -99,6 +154,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: raw.BODY_LIMIT,
     idempotencyTtlHours: raw.IDEMPOTENCY_TTL_HOURS,
     logLevel: raw.LOG_LEVEL,
+    requestTimeoutMs: raw.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: raw.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: raw.KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeoutMs: raw.CONNECTION_TIMEOUT_MS,
+    dbStatementTimeoutMs: raw.DB_STATEMENT_TIMEOUT_MS,
+    dbConnectTimeoutMs: raw.DB_CONNECT_TIMEOUT_MS,
+    redisUrl: raw.REDIS_URL,
+    corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [],
     push: {
       retryLimit: raw.SYNC_RETRY_LIMIT,
       retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
@@ -108,6 +171,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
       parkTimeoutMs: raw.PARK_TIMEOUT_MS,
     },
+  }
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError('invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }
   const parkSettings = [config.parkUrl, config.parkUser, config.parkPassword].filter((value) => value !== undefined)
   if (parkSettings.length !== 0 && parkSettings.length !== 3) {

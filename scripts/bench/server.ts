@@ -9,7 +9,7 @@
 import Fastify from 'fastify'
 import pg from 'pg'
 import { loadConfig } from '../../src/config.ts'
-import { buildApp } from '../../src/http/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { openDatabase } from '../../src/store/database.ts'
 import { migrate } from '../../src/store/migrate.ts'
 

@@ -1,11 +1,14 @@
 // Login, tokens and user administration (CONTRACT §6). Tokens are HS256 JWTs signed by @fastify/jwt:
-// `typ` tells an access token from a refresh token, `sid` names the login session (logout revokes
-// it), `gen` is the user's token generation (a password change or a disable ends older tokens).
+// `sub` is the user's id (never reused: a user deleted and added again under the same name is
+// someone else), `iss` and `aud` name the edition and enterprise that issued it (another edition is
+// never its audience, even with the same secret), `typ` tells an access token from a refresh token,
+// `sid` names the login session (logout revokes it), `gen` is the user's token generation (a
+// password change or a disable ends older tokens).
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { JWT } from '@fastify/jwt'
-import { BusinessError, Code } from '../http/business-error.ts'
+import type { JWT, VerifyOptions } from '@fastify/jwt'
+import { BusinessError, Code } from '../errors.ts'
 import type { Prisma } from '../store/database.ts'
-import { AUTH_CHANNEL, type AuthState, type UserState } from './auth-state.ts'
+import { AUTH_CHANNEL, type AuthState, roleOf, type UserState } from './auth-state.ts'
 import { hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'
 
 export const LOGIN_TOKEN_SECONDS = 30 * 24 * 3600
@@ -24,6 +27,8 @@ export interface TokenClaims {
 }
 
 export interface Caller {
+  /** The user's id (the token's `sub`). */
+  userId: string
   userName: string
   role: UserState['role']
   sid: string
@@ -49,7 +54,7 @@ export class AuthService {
   private readonly jwt: JWT
   private readonly clock: () => number
   /** Only an injected clock (tests) needs per-call verification options; otherwise the cached verifier serves. */
-  private readonly verifyOptions: object | undefined
+  private readonly verifyOptions: Partial<VerifyOptions> | undefined
 
   constructor(options: { prisma: Prisma; state: AuthState; jwt: JWT; clock?: () => number }) {
     this.prisma = options.prisma
@@ -68,18 +73,18 @@ export class AuthService {
     let claims: TokenClaims
     try {
       claims = this.verifyOptions
-        ? this.jwt.verify<TokenClaims>(token, { ...this.verifyOptions, clockTimestamp: this.clock() } as never)
+        ? this.jwt.verify<TokenClaims>(token, { ...this.verifyOptions, clockTimestamp: this.clock() })
         : this.jwt.verify<TokenClaims>(token)
     } catch {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
     }
-    const user = this.state.user(claims.sub)
     if (claims.typ !== kind || typeof claims.sid !== 'string')
       throw new BusinessError(Code.badToken, 'token of the wrong kind for this operation')
+    const user = typeof claims.sub === 'string' ? this.state.userById(claims.sub) : undefined
     if (!user || !user.enabled || user.tokenGeneration !== claims.gen || this.state.isRevoked(claims.sid)) {
       throw new BusinessError(Code.badToken, 'token expired or invalid')
     }
-    return { userName: claims.sub, role: user.role, sid: claims.sid, exp: claims.exp, token }
+    return { userId: user.id, userName: user.userName, role: user.role, sid: claims.sid, exp: claims.exp, token }
   }
 
   async login(userName: string, password: string): Promise<{ token: string; refresh_token: string; expires_in: number }> {
@@ -88,17 +93,19 @@ export class AuthService {
     if (!user || !matches || !user.enabled) throw new BusinessError(Code.loginFailed, 'wrong user name or password')
     const sid = randomUUID()
     return {
-      token: this.sign(user.userName, 'access', sid, user.tokenGeneration, LOGIN_TOKEN_SECONDS),
-      refresh_token: this.sign(user.userName, 'refresh', sid, user.tokenGeneration, REFRESH_TOKEN_SECONDS),
+      token: this.sign(user.id, 'access', sid, user.tokenGeneration, LOGIN_TOKEN_SECONDS),
+      refresh_token: this.sign(user.id, 'refresh', sid, user.tokenGeneration, REFRESH_TOKEN_SECONDS),
       expires_in: LOGIN_TOKEN_SECONDS,
     }
   }
 
   /** A new 2-hour access token for the refresh token's session; the refresh token is reused. */
   refresh(caller: Caller): { access_token: string; refresh_token: string; expires_in: number } {
-    const user = this.state.user(caller.userName)!
+    const user = this.state.userById(caller.userId)
+    // Authentication found the user a moment ago; removed since, the token is of nobody.
+    if (!user) throw new BusinessError(Code.badToken, 'token expired or invalid')
     return {
-      access_token: this.sign(caller.userName, 'access', caller.sid, user.tokenGeneration, REFRESHED_ACCESS_SECONDS),
+      access_token: this.sign(caller.userId, 'access', caller.sid, user.tokenGeneration, REFRESHED_ACCESS_SECONDS),
       refresh_token: caller.token,
       expires_in: REFRESHED_ACCESS_SECONDS,
     }
@@ -182,7 +189,7 @@ export class AuthService {
       }),
       this.prisma.appUser.count(),
     ])
-    return { list: list as UserView[], total }
+    return { list: list.map((user) => ({ ...user, role: roleOf(user.role) })), total }
   }
 
   /** Refuses to demote, disable or delete the last enabled admin: nobody could administer users then. */
@@ -195,10 +202,8 @@ export class AuthService {
     return this.prisma.$executeRawUnsafe(`SELECT pg_notify('${AUTH_CHANNEL}', $1)`, this.state.instanceId)
   }
 
-  private sign(userName: string, typ: TokenKind, sid: string, gen: number, lifetimeSeconds: number): string {
-    return this.jwt.sign({ sub: userName, typ, sid, gen }, {
-      expiresIn: lifetimeSeconds,
-      clockTimestamp: this.clock(),
-    } as never)
+  /** `iss` and `aud` come from the signer's options (see the authentication plugin). */
+  private sign(userId: string, typ: TokenKind, sid: string, gen: number, lifetimeSeconds: number): string {
+    return this.jwt.sign({ sub: userId, typ, sid, gen }, { expiresIn: lifetimeSeconds, clockTimestamp: this.clock() })
   }
 }

@@ -8,8 +8,13 @@ import type { Prisma } from '../store/database.ts'
 
 export const AUTH_CHANNEL = 'auth_changed'
 
+export const ROLES = ['admin', 'operator', 'viewer'] as const
+
 export interface UserState {
-  role: 'admin' | 'operator' | 'viewer'
+  /** The user's identifier, never reused: tokens name their user by it (`sub`). */
+  id: string
+  userName: string
+  role: (typeof ROLES)[number]
   enabled: boolean
   tokenGeneration: number
 }
@@ -17,7 +22,9 @@ export interface UserState {
 export class AuthState {
   /** Sent as the payload of this instance's notifications, which it has already applied itself. */
   readonly instanceId = randomUUID()
+  /** By user name, and by id (what tokens carry). */
   private users = new Map<string, UserState>()
+  private usersById = new Map<string, UserState>()
   private revoked = new Set<string>()
   private readonly prisma: Prisma
   private readonly databaseUrl: string
@@ -44,6 +51,11 @@ export class AuthState {
     return this.users.get(userName)
   }
 
+  /** The user a token's `sub` names; a deleted user's id names no one, ever. */
+  userById(id: string): UserState | undefined {
+    return this.usersById.get(id)
+  }
+
   isRevoked(sid: string): boolean {
     return this.revoked.has(sid)
   }
@@ -59,15 +71,12 @@ export class AuthState {
         do {
           this.reloadAgain = false
           const [users, sessions] = await Promise.all([
-            this.prisma.appUser.findMany({ select: { userName: true, role: true, enabled: true, tokenGeneration: true } }),
+            this.prisma.appUser.findMany({ select: { id: true, userName: true, role: true, enabled: true, tokenGeneration: true } }),
             this.prisma.revokedSession.findMany({ where: { expiresAt: { gt: new Date() } }, select: { sid: true } }),
           ])
-          this.users = new Map(
-            users.map((user) => [
-              user.userName,
-              { role: user.role as UserState['role'], enabled: user.enabled, tokenGeneration: user.tokenGeneration },
-            ]),
-          )
+          const states = users.map((user) => ({ ...user, role: roleOf(user.role) }))
+          this.users = new Map(states.map((user) => [user.userName, user]))
+          this.usersById = new Map(states.map((user) => [user.id, user]))
           this.revoked = new Set(sessions.map((session) => session.sid))
         } while (this.reloadAgain)
       } finally {
@@ -118,4 +127,11 @@ export class AuthState {
     clearInterval(this.refreshTimer)
     await this.listener?.end().catch(() => {})
   }
+}
+
+/** A role as stored (the column is text; the migrations check it is one of ROLES). */
+export function roleOf(stored: string): UserState['role'] {
+  const role = ROLES.find((candidate) => candidate === stored)
+  if (!role) throw new Error(`unknown role ${stored} in app_user`)
+  return role
 }

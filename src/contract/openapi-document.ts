@@ -5,8 +5,71 @@ import { parse } from 'yaml'
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url))
 
-export type JsonSchema = Record<string, any>
-export type OpenApiDocument = Record<string, any>
+/** A schema of the document, with the keywords and extensions this service reads. */
+export interface JsonSchema {
+  $ref?: string
+  type?: string | string[]
+  format?: string
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  items?: JsonSchema
+  oneOf?: JsonSchema[]
+  anyOf?: JsonSchema[]
+  examples?: unknown[]
+  'x-unique'?: boolean
+  /** The resource key a reference field names. */
+  'x-references'?: string
+  /** An add-batch `list`: its items are validated one by one by the handler. */
+  'x-batch-items'?: boolean
+  'x-state-machine'?: { field: string; transitions: Record<string, string[]> }
+  [keyword: string]: unknown
+}
+
+export interface ParameterSpec {
+  $ref?: string
+  name: string
+  in: string
+  [keyword: string]: unknown
+}
+
+export interface ResponseSpec {
+  $ref?: string
+  content?: Record<string, { schema?: JsonSchema }>
+  [keyword: string]: unknown
+}
+
+export type SecurityRequirement = Record<string, string[]>
+
+/** An operation of the document, with the extensions this service reads. */
+export interface OperationSpec {
+  operationId?: string
+  security?: SecurityRequirement[]
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> }
+  responses?: Record<string, ResponseSpec>
+  parameters?: ParameterSpec[]
+  /** The roles that may call it. */
+  'x-roles'?: string[]
+  /** The resource key of a generic resource operation, and which of the seven it is. */
+  'x-resource'?: string
+  'x-action'?: string
+  [keyword: string]: unknown
+}
+
+export interface OpenApiDocument {
+  openapi: string
+  info: Record<string, unknown>
+  servers?: { url: string }[]
+  security?: SecurityRequirement[]
+  paths: Record<string, Record<string, OperationSpec>>
+  components: {
+    schemas: Record<string, JsonSchema>
+    parameters?: Record<string, ParameterSpec>
+    responses?: Record<string, ResponseSpec>
+    securitySchemes?: Record<string, Record<string, unknown>>
+    [section: string]: unknown
+  }
+  [field: string]: unknown
+}
 
 let cached: { yaml: string; document: OpenApiDocument } | undefined
 
@@ -14,43 +77,63 @@ let cached: { yaml: string; document: OpenApiDocument } | undefined
 export function loadOpenApi(): { yaml: string; document: OpenApiDocument } {
   if (!cached) {
     const yaml = readFileSync(OPENAPI_PATH, 'utf8')
-    cached = { yaml, document: deepFreeze(parse(yaml)) }
+    const document: unknown = parse(yaml)
+    if (!isOpenApiDocument(document))
+      throw new Error(`${OPENAPI_PATH} is not an OpenAPI document (openapi, info, paths, components.schemas)`)
+    cached = { yaml, document: deepFreeze(document) }
   }
   return cached
 }
 
 /** Follows a local `$ref` (`#/components/schemas/X`) to its target; other nodes come back as they are. */
-export function resolveRef(document: OpenApiDocument, node: JsonSchema): JsonSchema {
+export function resolveRef<T extends { $ref?: string }>(document: OpenApiDocument, node: T): T {
   let current = node
   const seen = new Set<string>()
   while (current && typeof current.$ref === 'string') {
     const ref: string = current.$ref
     if (!ref.startsWith('#/') || seen.has(ref)) throw new Error(`unsupported $ref ${ref}`)
     seen.add(ref)
-    current = ref
+    const target = ref
       .slice(2)
       .split('/')
       .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce((target: any, key) => target?.[key], document)
-    if (current === undefined) throw new Error(`dangling $ref ${ref}`)
+      .reduce<unknown>((parent, key) => (isObject(parent) ? parent[key] : undefined), document)
+    if (!isObject(target)) throw new Error(`dangling $ref ${ref}`)
+    // A local $ref names a node of the same kind as the one that holds it (schema, parameter, response).
+    current = target as T
   }
   return current
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null
 }
 
 export interface Operation {
   operationId: string
   path: string
-  spec: Record<string, any>
+  spec: OperationSpec
 }
 
 export function listOperations(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = []
-  for (const [path, item] of Object.entries<Record<string, any>>(document.paths ?? {})) {
-    for (const [method, spec] of Object.entries<Record<string, any>>(item)) {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, spec] of Object.entries(item)) {
       if (method === 'post' && spec.operationId) operations.push({ operationId: spec.operationId, path, spec })
     }
   }
   return operations
+}
+
+function isOpenApiDocument(value: unknown): value is OpenApiDocument {
+  return (
+    isObject(value) &&
+    typeof value.openapi === 'string' &&
+    isObject(value.info) &&
+    isObject(value.paths) &&
+    isObject(value.components) &&
+    isObject(value.components.schemas)
+  )
 }
 
 function deepFreeze<T>(value: T): T {

@@ -10,7 +10,7 @@ export function pushItemSchema(document: OpenApiDocument, schemaName: string): R
   return {
     type: 'object',
     additionalProperties: false,
-    required: [...add.required, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'],
+    required: [...(add.required ?? []), 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'],
     properties: {
       ...add.properties,
       companyCode: { type: 'string', pattern: '^[0-9]{9}$' },

@@ -1,6 +1,6 @@
 // What every operation's request body may be, the same for all: UTF-8 JSON text (RFC 8259), an
 // object of the declared schema, and for an operation that declares no body, nothing or `{}`.
-import { resolveRef, type OpenApiDocument } from './openapi-document.ts'
+import { type JsonSchema, type OpenApiDocument, resolveRef } from './openapi-document.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -30,16 +30,16 @@ export function decodeUtf8(body: Buffer): string {
  *   is replaced by its target, since the router's dereferencing drops a `$ref` that has siblings.
  */
 export function withDeclaredBodies(specification: OpenApiDocument): OpenApiDocument {
-  const schemas: Record<string, any> = specification.components?.schemas ?? {}
+  const schemas = specification.components.schemas
   for (const [name, schema] of Object.entries(schemas)) {
-    if (typeof schema?.$ref === 'string') {
-      const { $ref: _ref, ...siblings } = schema
-      schemas[name] = { ...resolveRef(specification, { $ref: schema.$ref }), ...siblings }
+    if (typeof schema.$ref === 'string') {
+      const { $ref, ...siblings } = schema
+      schemas[name] = { ...resolveRef(specification, { $ref }), ...siblings }
     }
   }
-  const empty = { type: 'object', additionalProperties: false, maxProperties: 0 }
-  for (const item of Object.values<Record<string, any>>(specification.paths ?? {})) {
-    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+  const empty: JsonSchema = { type: 'object', additionalProperties: false, maxProperties: 0 }
+  for (const item of Object.values(specification.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
       if (method !== 'post' || operation.requestBody) continue
       operation.requestBody = { required: false, content: { 'application/json': { schema: empty } } }
     }

@@ -8,7 +8,8 @@ import addFormatsModule from 'ajv-formats'
 import { dateProblem, findUnstorable, instantProblem, integerProblem, textProblem } from './storable.ts'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
-const addFormats = (addFormatsModule as any).default ?? addFormatsModule
+// ajv-formats is CommonJS: Node presents its export as the default import, with the plugin also as its `default`.
+const addFormats = 'default' in addFormatsModule ? addFormatsModule.default : addFormatsModule
 
 export function createAjv() {
   const ajv = new Ajv2020({
@@ -53,9 +54,9 @@ const storable: SchemaValidateFunction = (_enabled, data, parentSchema, context)
   return false
 }
 
-function typeList(schema: AnySchemaObject | undefined): string[] {
+function typeList(schema: AnySchemaObject | Record<string, unknown> | undefined): string[] {
   const type = schema?.type
-  return Array.isArray(type) ? type : typeof type === 'string' ? [type] : []
+  return Array.isArray(type) ? type.filter((name): name is string => typeof name === 'string') : typeof type === 'string' ? [type] : []
 }
 
 /** Keywords whose value is one subschema, a list of subschemas, or a map of name to subschema. */
@@ -83,22 +84,37 @@ const COMPOSED = ['$ref', '$dynamicRef', 'enum', 'const', 'allOf', 'anyOf', 'one
 export function withStorableRule<T>(schema: T): T {
   const copies = new Map<object, unknown>()
   const mark = (node: unknown): unknown => {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return node
+    if (!isSchemaObject(node)) return node
     if (copies.has(node)) return copies.get(node)
-    const copy: Record<string, any> = { ...(node as Record<string, any>) }
+    const copy: Record<string, unknown> = { ...node }
     copies.set(node, copy)
     for (const keyword of ONE_SUBSCHEMA) if (keyword in copy) copy[keyword] = mark(copy[keyword])
-    for (const keyword of LIST_OF_SUBSCHEMAS) if (Array.isArray(copy[keyword])) copy[keyword] = copy[keyword].map(mark)
-    for (const keyword of MAP_OF_SUBSCHEMAS) if (copy[keyword] && typeof copy[keyword] === 'object') copy[keyword] = markEach(copy[keyword])
-    if ('items' in copy && !copy['x-batch-items']) copy.items = Array.isArray(copy.items) ? copy.items.map(mark) : mark(copy.items)
-    if (copy.components?.schemas) copy.components = { ...copy.components, schemas: markEach(copy.components.schemas) }
+    for (const keyword of LIST_OF_SUBSCHEMAS) {
+      const list = copy[keyword]
+      if (Array.isArray(list)) copy[keyword] = list.map(mark)
+    }
+    for (const keyword of MAP_OF_SUBSCHEMAS) {
+      const map = copy[keyword]
+      if (isSchemaObject(map)) copy[keyword] = markEach(map)
+    }
+    const items = copy.items
+    if (items !== undefined && !copy['x-batch-items']) copy.items = Array.isArray(items) ? items.map(mark) : mark(items)
+    const components = copy.components
+    if (isSchemaObject(components) && isSchemaObject(components.schemas)) {
+      copy.components = { ...components, schemas: markEach(components.schemas) }
+    }
     const types = typeList(copy)
     const unconstrained = types.length === 0 && !COMPOSED.some((keyword) => keyword in copy)
     if (types.includes('string') || types.includes('integer') || unconstrained) copy[STORABLE] = true
     return copy
   }
   const markEach = (map: Record<string, unknown>) => Object.fromEntries(Object.entries(map).map(([name, node]) => [name, mark(node)]))
+  // A copy of the same shape: only keywords were added.
   return mark(schema) as T
+}
+
+function isSchemaObject(node: unknown): node is Record<string, unknown> {
+  return node !== null && typeof node === 'object' && !Array.isArray(node)
 }
 
 export type Validator = ValidateFunction
@@ -119,6 +135,9 @@ function describe(error: ErrorObject, prefix: string): string {
       return `${join(error.params.missingProperty)}: required`
     case 'additionalProperties':
       return `${join(error.params.additionalProperty)}: unknown field`
+    // A schema composed with allOf closes itself with unevaluatedProperties (openapi/src/, "The contract").
+    case 'unevaluatedProperties':
+      return `${join(error.params.unevaluatedProperty)}: unknown field`
     case 'enum':
       return `${at}: must be one of ${(error.params.allowedValues as unknown[]).filter((value) => value !== null).join(', ')}`
     case 'const':

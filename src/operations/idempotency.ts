@@ -5,8 +5,8 @@
 // so its retry runs afresh. Keys are scoped per user and expire after IDEMPOTENCY_TTL_HOURS.
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
-import { BusinessError, Code, type Envelope, failure } from '../http/business-error.ts'
-import type { Queryable } from '../store/resource-store.ts'
+import { BusinessError, Code, type Envelope, failure } from '../errors.ts'
+import type { Queryable } from '../store/database.ts'
 import { canonicalJson } from './canonical-json.ts'
 
 export interface IdempotentRequest {

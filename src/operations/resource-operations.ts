@@ -1,17 +1,14 @@
 // The seven generic operations of every resource. Handlers stay thin: domain rules, then the store.
-import { describeErrors, type Validator } from '../contract/validation.ts'
 import type { FastifyBaseLogger } from 'fastify'
-import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../http/business-error.ts'
-import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { OpenApiDocument } from '../contract/openapi-document.ts'
+import { pushItemSchema } from '../contract/push-item-schema.ts'
+import { type createAjv, describeErrors, type Validator } from '../contract/validation.ts'
+import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
+import { type SearchRequest, validSearch } from '../domain/search.ts'
+import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../errors.ts'
+import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { classifyDatabaseError } from '../store/database-errors.ts'
-import {
-  type ApiRecord,
-  type Page,
-  type ResourceStore,
-  type SearchQuery,
-  VersionConflict,
-  type WriteContext,
-} from '../store/resource-store.ts'
+import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
 
 export const BATCH_LIMIT = 500
 const UPDATE_ATTEMPTS = 5
@@ -27,24 +24,32 @@ export class ResourceOperations {
   private readonly itemValidators: Map<string, Validator>
   /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
   private readonly pushItemValidators: Map<string, Validator>
-
   /** Where an unexpected failure of one batch item is logged (the item answers -1, the batch goes on). */
   private readonly log: Pick<FastifyBaseLogger, 'error'> | undefined
 
   constructor(options: {
     store: ResourceStore
-    itemValidators: Map<string, Validator>
-    pushItemValidators: Map<string, Validator>
+    ajv: ReturnType<typeof createAjv>
+    document: OpenApiDocument
+    registry: ResourceRegistry
     log?: Pick<FastifyBaseLogger, 'error'>
   }) {
+    const { ajv, document, registry } = options
     this.store = options.store
-    this.itemValidators = options.itemValidators
-    this.pushItemValidators = options.pushItemValidators
     this.log = options.log
+    this.itemValidators = new Map(
+      registry.all.map((resource) => [
+        resource.key,
+        ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components }),
+      ]),
+    )
+    this.pushItemValidators = new Map(
+      registry.all.map((resource) => [resource.key, ajv.compile(pushItemSchema(document, resource.schemaName))]),
+    )
   }
 
   async add(resource: ResourceDef, record: ApiRecord, context: WriteContext): Promise<void> {
-    checkRules(resource, record)
+    checkRecord(resource, record)
     await this.store.add(resource, record, context)
   }
 
@@ -62,8 +67,7 @@ export class ResourceOperations {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.store.get(resource, id, context.db)
       if (!current) throw new BusinessError(Code.notFound, `record not found: ${id}`)
-      checkRules(resource, { ...current.record, ...patch })
-      checkTransition(resource, current.record, patch)
+      checkUpdate(resource, current.record, patch)
       try {
         await this.store.update(resource, id, patch, context, current.version)
         return
@@ -84,19 +88,13 @@ export class ResourceOperations {
     return found.record
   }
 
-  async page(resource: ResourceDef, query: Partial<SearchQuery>): Promise<Page> {
-    return this.store.page(resource, {
-      pageNum: query.pageNum ?? 1,
-      pageSize: query.pageSize ?? 20,
-      conditions: query.conditions ?? [],
-      orderBy: query.orderBy ?? [],
-      after: query.after,
-    })
+  async page(resource: ResourceDef, request: SearchRequest): Promise<Page> {
+    return this.store.page(resource, validSearch(resource, request))
   }
 
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */
   async addBatch(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
-    return this.eachItem(list, this.itemValidators.get(resource.key)!, (item) => this.add(resource, item, context))
+    return this.eachItem(list, validatorOf(this.itemValidators, resource), (item) => this.add(resource, item, context))
   }
 
   /**
@@ -104,7 +102,7 @@ export class ResourceOperations {
    * push changes nothing). Rules were the enterprise's to check; references are the database's.
    */
   async applyPushed(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
-    return this.eachItem(list, this.pushItemValidators.get(resource.key)!, (item) => this.store.applyPushed(resource, item, context.db))
+    return this.eachItem(list, validatorOf(this.pushItemValidators, resource), (item) => this.store.applyPushed(resource, item, context.db))
   }
 
   private async eachItem(list: unknown[], validate: Validator, apply: (item: ApiRecord) => Promise<void>): Promise<BatchResult> {
@@ -114,7 +112,7 @@ export class ResourceOperations {
     const result: BatchResult = { succeeded: [], failed: [] }
     let unavailable: { code: number; reason: string } | undefined
     for (const [index, item] of list.entries()) {
-      const id = typeof (item as ApiRecord)?.id === 'string' ? ((item as ApiRecord).id as string) : null
+      const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
       // The database out of reach: the items after it are not tried, and fail with the same 4001.
       if (unavailable) {
         result.failed.push({ id, index, ...unavailable })
@@ -122,8 +120,10 @@ export class ResourceOperations {
       }
       try {
         if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
-        await apply(item as ApiRecord)
-        result.succeeded.push(id!)
+        // Valid items are records with a string id (every item schema requires one).
+        if (!isRecord(item) || id === null) throw new Error('a valid item without an id')
+        await apply(item)
+        result.succeeded.push(id)
       } catch (error) {
         // Whatever went wrong, only this item failed: the items before it are stored, and stay so.
         const failure = this.itemFailure(error)
@@ -143,26 +143,12 @@ export class ResourceOperations {
   }
 }
 
-function needsMergedCheck(resource: ResourceDef, patch: ApiRecord): boolean {
-  if (resource.stateMachine && resource.stateMachine.field in patch) return true
-  return resource.rules.some((rule) => rule.fields.some((field) => field in patch))
+function validatorOf(validators: Map<string, Validator>, resource: ResourceDef): Validator {
+  const validate = validators.get(resource.key)
+  if (!validate) throw new Error(`no validator for resource ${resource.key}`)
+  return validate
 }
 
-function checkRules(resource: ResourceDef, record: ApiRecord): void {
-  for (const rule of resource.rules) {
-    const message = rule.check(record)
-    if (message) throw new BusinessError(Code.badParameter, message)
-  }
-}
-
-/** The same state again is not a move; any other move must be listed in the state machine. */
-function checkTransition(resource: ResourceDef, current: ApiRecord, patch: ApiRecord): void {
-  const machine = resource.stateMachine
-  if (!machine || !(machine.field in patch)) return
-  const from = String(current[machine.field])
-  const to = String(patch[machine.field])
-  if (from === to) return
-  if (!(machine.transitions[from] ?? []).includes(to)) {
-    throw new BusinessError(Code.illegalTransition, `${machine.field}: illegal transition ${from} -> ${to}`)
-  }
+function isRecord(value: unknown): value is ApiRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,6 +1,6 @@
 // Login, tokens, user administration and push administration (the `system` module).
 import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
-import { type Envelope, success } from '../http/business-error.ts'
+import { type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import type { SyncStore } from '../store/sync-store.ts'

@@ -1,10 +1,38 @@
-// The enterprise edition's client of the park edition: the typed client generated from the
-// document (openapi-fetch), logged in with the configured park account, logging in again on 401.
+// The enterprise edition's client of the park edition: the typed client generated from the document
+// (openapi-fetch), logged in with the configured park account, logging in again on 401.
 import createClient from 'openapi-fetch'
-import type { paths } from '../../generated/openapi.ts'
-import type { BatchResult } from '../operations/resource-operations.ts'
+import type { components, paths } from '../../generated/openapi.ts'
+import { listOperations, loadOpenApi } from '../contract/openapi-document.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { PushItem } from '../store/sync-store.ts'
+
+type BatchResult = components['schemas']['BatchResult']
+/** An error answer: no data. */
+type ErrorEnvelope = { code: number; msg: string; data?: undefined }
+
+/** The add-batch operations of the document. */
+type AddBatchPath = Extract<keyof paths, `/${string}/add-batch`>
+
+/**
+ * add-batch with X-Sync-Push, as the document describes it (the header's description): the same
+ * operations, answering the same, whose `list` holds records as the enterprise holds them.
+ */
+type PushPaths = {
+  [Path in AddBatchPath]: {
+    post: Omit<paths[Path]['post'], 'requestBody'> & { requestBody: { content: { 'application/json': { list: PushItem[] } } } }
+  }
+}
+
+/** The document's add-batch paths, to tell a resource's path is one of them. */
+const ADD_BATCH_PATHS = new Set(
+  listOperations(loadOpenApi().document)
+    .filter(({ spec }) => spec['x-action'] === 'addBatch')
+    .map(({ path }) => path),
+)
+
+function isAddBatchPath(path: string): path is AddBatchPath {
+  return ADD_BATCH_PATHS.has(path)
+}
 
 export class ParkUnavailable extends Error {
   override name = 'ParkUnavailable'
@@ -12,13 +40,16 @@ export class ParkUnavailable extends Error {
 
 export class ParkClient {
   private readonly client: ReturnType<typeof createClient<paths>>
+  private readonly pushClient: ReturnType<typeof createClient<PushPaths>>
   private readonly userName: string
   private readonly password: string
   private readonly timeoutMs: number
   private token: string | undefined
 
   constructor(options: { url: string; userName: string; password: string; timeoutMs: number }) {
-    this.client = createClient<paths>({ baseUrl: options.url.replace(/\/$/, '') })
+    const baseUrl = options.url.replace(/\/$/, '')
+    this.client = createClient<paths>({ baseUrl })
+    this.pushClient = createClient<PushPaths>({ baseUrl })
     this.userName = options.userName
     this.password = options.password
     this.timeoutMs = options.timeoutMs
@@ -26,33 +57,31 @@ export class ParkClient {
 
   /** Pushes records of one resource; the park answers per item. Throws ParkUnavailable when it cannot. */
   async push(resource: ResourceDef, items: PushItem[]): Promise<BatchResult> {
-    let answer = await this.send(resource, items)
+    const path = `/${resource.path}/add-batch`
+    if (!isAddBatchPath(path)) throw new Error(`the document has no ${path}`)
+    let answer = await this.send(path, items)
     if (answer.status === 401) {
       this.token = undefined
-      answer = await this.send(resource, items)
+      answer = await this.send(path, items)
     }
-    const body = answer.body
-    if (answer.status !== 200 || !body || body.code !== 0 || !body.data) {
-      throw new ParkUnavailable(`park answered HTTP ${answer.status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+    const { status, body } = answer
+    if (status !== 200 || !body || body.code !== 0 || !body.data) {
+      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
     }
-    return body.data as BatchResult
+    return body.data
   }
 
-  private async send(
-    resource: ResourceDef,
-    items: PushItem[],
-  ): Promise<{ status: number; body: { code: number; msg: string; data: unknown } | undefined }> {
+  private async send(path: AddBatchPath, items: PushItem[]) {
     const token = await this.login()
     try {
-      // The path is the resource's add-batch; its items are records with versions (X-Sync-Push).
-      const { response, data, error } = await this.client.POST(`/${resource.path}/add-batch` as '/prevent/riskUnit/add-batch', {
-        body: { list: items } as never,
+      const { response, data, error } = await this.pushClient.POST(path, {
+        body: { list: items },
         headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
         signal: AbortSignal.timeout(this.timeoutMs),
       })
-      return { status: response.status, body: (data ?? error) as never }
+      return { status: response.status, body: data ?? envelopeOf(error) }
     } catch (error) {
-      throw new ParkUnavailable(`park unreachable: ${(error as Error).message}`)
+      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 
@@ -72,4 +101,11 @@ export class ParkClient {
     this.token = token
     return token
   }
+}
+
+/** An error answer's envelope, when it is one (the park's 4xx/5xx answers are; a proxy's may not be). */
+function envelopeOf(answer: unknown): ErrorEnvelope | undefined {
+  if (typeof answer !== 'object' || answer === null || !('code' in answer) || !('msg' in answer)) return undefined
+  const { code, msg } = answer
+  return typeof code === 'number' && typeof msg === 'string' ? { code, msg } : undefined
 }

@@ -80,7 +80,7 @@ export class ParkPush {
         expireInSeconds: this.settings.expireInSeconds,
         deadLetter: DEAD_QUEUE,
         notify: true,
-      } as never)
+      })
       .catch(ignoreExisting)
     await this.boss.createQueue(SWEEP_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
     await this.boss.schedule(SWEEP_QUEUE, '* * * * *')
@@ -161,7 +161,8 @@ export class ParkPush {
       result = await this.client.push(resource, items)
     } catch (error) {
       this.stats.failedCalls++
-      const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
+      const message =
+        error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
       await this.sync.recordFailure(
         resource,
         items.map((item) => ({ id: item.id, version: item.version, error: message })),
@@ -173,7 +174,10 @@ export class ParkPush {
     // Read after the await: `x += await y` would read x before, losing a concurrent drain's count.
     const acknowledged = await this.sync.acknowledge(
       resource,
-      result.succeeded.map((id) => ({ id, version: versions.get(id)! })),
+      result.succeeded.flatMap((id) => {
+        const version = versions.get(id)
+        return version === undefined ? [] : [{ id, version }]
+      }),
     )
     this.stats.acknowledged += acknowledged
     const failed = result.failed.map((failure) => ({
@@ -217,7 +221,7 @@ export class ParkPush {
     this.stopped = true
     await this.waking
     // Lets the drain in progress finish (graceful), then closes pg-boss's pool.
-    await this.boss.stop({ graceful: true, timeout: 20_000 } as never)
+    await this.boss.stop({ graceful: true, timeout: 20_000 })
   }
 }
 

@@ -4,12 +4,16 @@ import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import type { ParkPush } from './park-push.ts'
+import { cachedRead, PAGE_READ_TTL_MS } from '../store/cached-read.ts'
 
 export function registerPushMetrics(
   metrics: Registry,
   options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined },
 ): void {
   const { sync, resources, push } = options
+  // Scrapes cannot load the database: its reads are shared and kept a second.
+  const counts = cachedRead(() => sync.counts(resources.all), PAGE_READ_TTL_MS)
+  const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS)
   // One query a scrape sets both: records by state, and the oldest pending age (registered after
   // the records, so set by their collect before it is read).
   const oldest = new Gauge({
@@ -23,11 +27,11 @@ export function registerPushMetrics(
     labelNames: ['resource', 'state'] as const,
     registers: [metrics],
     async collect() {
-      const counts = await sync.counts(resources.all)
-      for (const resource of counts) {
+      const all = await counts()
+      for (const resource of all) {
         for (const state of ['pending', 'synced', 'failed'] as const) records.set({ resource: resource.resource, state }, resource[state])
       }
-      oldest.set(Math.max(0, ...counts.map((resource) => resource.oldestPendingSeconds ?? 0)))
+      oldest.set(Math.max(0, ...all.map((resource) => resource.oldestPendingSeconds ?? 0)))
     },
   })
   metrics.registerMetric(oldest)
@@ -38,7 +42,7 @@ export function registerPushMetrics(
     labelNames: ['state'] as const,
     registers: [metrics],
     async collect() {
-      const depth = await push.queueDepth()
+      const depth = await queueDepth!()
       if (depth) for (const [state, count] of Object.entries(depth)) queue.set({ state }, count)
     },
   })

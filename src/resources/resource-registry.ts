@@ -1,23 +1,32 @@
 // The nine resources, described once. Field shapes, unique fields, references and state machines
 // are read from the OpenAPI document (x-unique, x-references, x-state-machine); this file adds what
-// the document does not hold: the table, and the cross-field rules. Handlers, store and push are
-// generic over these entries: a tenth resource is its schema, its migration and one entry below.
-import { type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
-import {
-  type CrossFieldRule,
-  classifyPrefix,
-  endAfterStart,
-  passNotAboveParticipants,
-  requiredWhen,
-  thresholdOrder,
-  workLevelForType,
-} from '../domain/cross-field-rules.ts'
+// the document does not hold: the module and the table. Handlers, store and push are generic over
+// these entries: a tenth resource is its schema, its migration and one entry below (and, if it has
+// cross-field rules, its line in domain/resource-rules.ts). Read by every layer, it imports only
+// the contract.
+import { type JsonSchema, type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date'
 
 export interface FieldDef {
   name: string
   kind: FieldKind
+}
+
+/** Server-kept fields of every record (domain/FIELDS.md), in read order after the business fields. */
+export const SERVER_FIELDS: readonly FieldDef[] = [
+  { name: 'companyCode', kind: 'string' },
+  { name: 'createTime', kind: 'instant' },
+  { name: 'updateTime', kind: 'instant' },
+  { name: 'createBy', kind: 'string' },
+  { name: 'updateBy', kind: 'string' },
+  { name: 'sync_status', kind: 'string' },
+  { name: 'sync_time', kind: 'instant' },
+]
+
+/** Every field a record is read with, by name: its own fields, then the server-kept ones. */
+export function readableFields(resource: Pick<ResourceDef, 'fields'>): Map<string, FieldDef> {
+  return new Map([...resource.fields, ...SERVER_FIELDS].map((field) => [field.name, field]))
 }
 
 export interface Reference {
@@ -42,59 +51,25 @@ export interface ResourceDef {
   uniqueFields: string[]
   references: Reference[]
   stateMachine: StateMachine | undefined
-  rules: CrossFieldRule[]
 }
 
 interface Entry {
   key: string
   module: 'hazard' | 'prevent'
   table: string
-  rules?: CrossFieldRule[]
 }
 
 /** In parent-before-child order: the park push applies them in this order. */
 const ENTRIES: Entry[] = [
-  {
-    key: 'monitorEquip',
-    module: 'hazard',
-    table: 'monitor_equip',
-    rules: [thresholdOrder(['rangeMin', 'twoLevelLow', 'oneLevelLow', 'oneLevelHigh', 'twoLevelHigh', 'rangeMax'])],
-  },
+  { key: 'monitorEquip', module: 'hazard', table: 'monitor_equip' },
   { key: 'riskUnit', module: 'prevent', table: 'risk_unit' },
   { key: 'riskEvents', module: 'prevent', table: 'risk_events' },
-  { key: 'riskMeasures', module: 'prevent', table: 'risk_measures', rules: [classifyPrefix] },
-  {
-    key: 'troubleshootTask',
-    module: 'prevent',
-    table: 'troubleshoot_task',
-    rules: [
-      requiredWhen(['workStartTime', 'workEndTime'], 'checkCycleUnit is 小时', ['checkCycleUnit'], (r) => r.checkCycleUnit === '小时'),
-      requiredWhen(['taskNum'], 'workType is not 0', ['workType'], (r) => r.workType != null && r.workType !== '0'),
-    ],
-  },
+  { key: 'riskMeasures', module: 'prevent', table: 'risk_measures' },
+  { key: 'troubleshootTask', module: 'prevent', table: 'troubleshoot_task' },
   { key: 'troubleshootRecord', module: 'prevent', table: 'troubleshoot_record' },
-  {
-    key: 'troubleshootInfo',
-    module: 'prevent',
-    table: 'troubleshoot_info',
-    rules: [requiredWhen(['checkAcceptPerson', 'checkAcceptTime'], 'dangerState is 9', ['dangerState'], (r) => r.dangerState === '9')],
-  },
-  {
-    key: 'ticketBaseInfo',
-    module: 'prevent',
-    table: 'ticket_base_info',
-    rules: [
-      endAfterStart('planStartTime', 'planEndTime'),
-      workLevelForType,
-      requiredWhen(['contractorOrg'], 'isContractorWork is 1', ['isContractorWork'], (r) => r.isContractorWork === '1'),
-    ],
-  },
-  {
-    key: 'trainBaseInfo',
-    module: 'prevent',
-    table: 'train_base_info',
-    rules: [endAfterStart('trainStartTime', 'trainEndTime'), passNotAboveParticipants],
-  },
+  { key: 'troubleshootInfo', module: 'prevent', table: 'troubleshoot_info' },
+  { key: 'ticketBaseInfo', module: 'prevent', table: 'ticket_base_info' },
+  { key: 'trainBaseInfo', module: 'prevent', table: 'train_base_info' },
 ]
 
 export class ResourceRegistry {
@@ -120,7 +95,7 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
   const fields: FieldDef[] = []
   const uniqueFields: string[] = []
   const references: Reference[] = []
-  for (const [name, property] of Object.entries<Record<string, any>>(schema.properties)) {
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
     fields.push({ name, kind: kindOf(document, property) })
     if (property['x-unique']) uniqueFields.push(name)
     if (property['x-references']) references.push({ field: name, parent: property['x-references'] })
@@ -136,11 +111,10 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
     uniqueFields,
     references,
     stateMachine: machine ? { field: machine.field, transitions: machine.transitions } : undefined,
-    rules: entry.rules ?? [],
   }
 }
 
-function kindOf(document: OpenApiDocument, property: Record<string, any>): FieldKind {
+function kindOf(document: OpenApiDocument, property: JsonSchema): FieldKind {
   const schema = resolveRef(document, property)
   const types = [schema.type].flat().filter((type) => type && type !== 'null')
   if (types.includes('integer')) return 'integer'

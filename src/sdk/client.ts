@@ -34,16 +34,21 @@ export interface SafetyTokens {
 /** Paths the session middleware leaves alone: login needs no token, refresh carries the refresh token. */
 const UNAUTHENTICATED = new Set(['/system/login', '/system/refresh'])
 
-export function createSafetyClient(options: SafetyClientOptions) {
-  const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: options.fetch })
-  let tokens: SafetyTokens | undefined
-  let refreshing: Promise<boolean> | undefined
+/** What the session middleware needs of the client's session. */
+interface Session {
+  tokens(): SafetyTokens | undefined
+  /** Refreshes the access token, one refresh for all the calls that ask at once; true when it worked. */
+  refreshOnce(): Promise<boolean>
+}
+
+/** Sends the access token with every call; on a 401/2002 refreshes once and sends the call again. */
+function sessionMiddleware(session: Session): Middleware {
   // The request as it was before fetch consumed its body, with the token it carried: what a retry
   // sends again. Keyed by the Request object itself, so nothing outlives the call.
   const sent = new WeakMap<Request, { copy: Request; accessToken: string }>()
-
-  const session: Middleware = {
+  return {
     onRequest({ request, schemaPath }) {
+      const tokens = session.tokens()
       if (UNAUTHENTICATED.has(schemaPath) || !tokens || request.headers.has('authorization')) return undefined
       request.headers.set('authorization', `Bearer ${tokens.accessToken}`)
       sent.set(request, { copy: request.clone(), accessToken: tokens.accessToken })
@@ -55,7 +60,8 @@ export function createSafetyClient(options: SafetyClientOptions) {
       sent.delete(request)
       if (response.status !== 401 || (await answerCode(response)) !== BAD_TOKEN) return undefined
       // Another call may have refreshed meanwhile; otherwise refresh now (one refresh for all).
-      if (tokens?.accessToken === original.accessToken && !(await refreshOnce())) return undefined
+      if (session.tokens()?.accessToken === original.accessToken && !(await session.refreshOnce())) return undefined
+      const tokens = session.tokens()
       if (!tokens || tokens.accessToken === original.accessToken) return undefined
       const headers = new Headers(original.copy.headers)
       headers.set('authorization', `Bearer ${tokens.accessToken}`)
@@ -64,7 +70,13 @@ export function createSafetyClient(options: SafetyClientOptions) {
       return fetch(retry)
     },
   }
-  client.use(session)
+}
+
+export function createSafetyClient(options: SafetyClientOptions) {
+  const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: options.fetch })
+  let tokens: SafetyTokens | undefined
+  let refreshing: Promise<boolean> | undefined
+  client.use(sessionMiddleware({ tokens: () => tokens, refreshOnce }))
 
   function keep(accessToken: string, refreshToken: string, expiresIn: number): void {
     tokens = { accessToken, refreshToken, expiresAt: new Date(Date.now() + expiresIn * 1000) }
@@ -126,7 +138,8 @@ export type SafetyClient = ReturnType<typeof createSafetyClient>
 
 async function answerCode(response: Response): Promise<unknown> {
   try {
-    return ((await response.clone().json()) as { code?: unknown } | null)?.code
+    const answer: unknown = await response.clone().json()
+    return typeof answer === 'object' && answer !== null && 'code' in answer ? answer.code : undefined
   } catch {
     return undefined
   }

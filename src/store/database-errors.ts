@@ -4,10 +4,14 @@
 // table) is left to be answered -1. Errors come from pg directly (SQLSTATE in `code`), from Prisma
 // through its pg driver adapter (SQLSTATE in `cause.originalCode` or `meta.driverAdapterError`), or
 // from the pool and the sockets under them (Node's error codes, or only a message).
-import { Code } from '../http/business-error.ts'
+//
+// The one place that decides by SQLSTATE. A unique or foreign-key refusal (23505, 23503) is told by
+// its constraint's name in store/constraints.ts, which knows the record and the resource; one that
+// reaches here names no constraint the registry knows: ours, unexpected.
+import { type BusinessCode, Code } from '../errors.ts'
 
 export interface DatabaseRefusal {
-  code: (typeof Code)[keyof typeof Code]
+  code: BusinessCode
   message: string
 }
 
@@ -81,20 +85,14 @@ export function classifyDatabaseError(error: unknown): DatabaseRefusal | undefin
   if (state) return bySqlState(state, error)
   const code = field(error, 'code')
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return UNAVAILABLE
-  const kind = field(field(error, 'cause'), 'kind') ?? field(field(field(error, 'meta'), 'driverAdapterError'), 'cause')?.kind
+  const kind = field(field(error, 'cause'), 'kind') ?? field(field(field(field(error, 'meta'), 'driverAdapterError'), 'cause'), 'kind')
   if (typeof kind === 'string' && UNAVAILABLE_KINDS.has(kind)) return UNAVAILABLE
   if (kind === 'LengthMismatch' || kind === 'ValueOutOfRange')
     return badValue(kind === 'LengthMismatch' ? 'a value is too long' : 'a value is out of range')
   if (typeof code === 'string' && UNAVAILABLE_PRISMA_CODES.has(code)) return UNAVAILABLE
   if (typeof code === 'string' && BAD_VALUE_PRISMA_CODES.has(code)) return badValue('a value cannot be stored')
-  const nestedSocket = field(error, 'cause')
-  if (
-    nestedSocket &&
-    nestedSocket !== error &&
-    typeof field(nestedSocket, 'code') === 'string' &&
-    SOCKET_CODES.has(field(nestedSocket, 'code'))
-  )
-    return UNAVAILABLE
+  const causeCode = field(field(error, 'cause'), 'code')
+  if (typeof causeCode === 'string' && SOCKET_CODES.has(causeCode)) return UNAVAILABLE
   const message = field(error, 'message')
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return UNAVAILABLE
   return undefined
@@ -104,16 +102,6 @@ function bySqlState(state: string, error: unknown): DatabaseRefusal | undefined 
   const column = field(error, 'column')
   const at = typeof column === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(column) ? `${column}: ` : ''
   switch (state) {
-    case '23505':
-    case '23P01':
-      return { code: Code.duplicateUnique, message: `${at}a unique field is already used by another record` }
-    case '23503':
-      // A missing parent on insert or update, or live children on delete (the detail tells which).
-      return /still referenced/i.test(String(field(error, 'detail') ?? ''))
-        ? { code: Code.stillReferenced, message: 'the record is still referenced by live records' }
-        : { code: Code.missingReference, message: `${at}a referenced record does not exist` }
-    case '23001':
-      return { code: Code.stillReferenced, message: 'the record is still referenced by live records' }
     case '23502':
       return badValue(`${at}must not be null`)
     case '23514':
@@ -157,6 +145,6 @@ function badValue(message: string): DatabaseRefusal {
   return { code: Code.badParameter, message }
 }
 
-function field(value: unknown, name: string): any {
-  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined
+function field(value: unknown, name: string): unknown {
+  return value !== null && typeof value === 'object' && name in value ? (value as Record<string, unknown>)[name] : undefined
 }

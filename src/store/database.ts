@@ -14,14 +14,36 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
 // Dates (date columns) stay 'YYYY-MM-DD' strings: no time zone may shift them.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value)
 
+/** The pool, or one client inside a transaction (an idempotent write). */
+export type Queryable = Pick<pg.Pool, 'query'>
+
 export interface Database {
   pool: pg.Pool
   prisma: Prisma
   close(): Promise<void>
 }
 
-export function openDatabase(connectionString: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 20, connectionTimeoutMillis: 5000 })
+export interface DatabaseOptions {
+  max?: number
+  /** A statement running longer is cancelled by PostgreSQL (DB_STATEMENT_TIMEOUT_MS); 0: none. */
+  statementTimeoutMs?: number
+  /** Waiting longer for a connection fails (DB_CONNECT_TIMEOUT_MS): an unreachable database answers 503 in bounded time. */
+  connectTimeoutMs?: number
+}
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+
+export function openDatabase(connectionString: string, options: DatabaseOptions = {}): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // PostgreSQL cancels a slow statement; a database that does not answer at all (hung, or the
+    // network gone silent) is given up by the client a second later.
+    ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1000 }),
+  })
   // An idle client losing its connection (database restart, pg_terminate_backend) must not crash
   // the process: the pool drops it and the next query opens a new one.
   pool.on('error', () => {})
@@ -34,14 +56,4 @@ export function openDatabase(connectionString: string, options: { max?: number }
       await pool.end()
     },
   }
-}
-
-/** True when the error means the database could not be reached (answered 503/4001). */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code
-  if (typeof code !== 'string') return false
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300'].includes(code) ||
-    code.startsWith('08')
-  )
 }

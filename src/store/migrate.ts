@@ -12,14 +12,16 @@ function postgrator(db: pg.Pool | pg.PoolClient): Postgrator {
     migrationPattern: MIGRATIONS,
     driver: 'pg',
     schemaTable: 'schema_version',
-    execQuery: (query: string) => db.query(query),
+    // A migration may take long (an index over millions of rows): no statement timeout for it.
+    execQuery: (query: string) => db.query({ text: query, query_timeout: 0 } as never),
   })
 }
 
 export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number }> {
   const client = await pool.connect()
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY])
+    await client.query('SET statement_timeout = 0')
+    await client.query({ text: 'SELECT pg_advisory_lock(hashtext($1))', values: [LOCK_KEY], query_timeout: 0 } as never)
     try {
       const migrator = postgrator(client)
       const from = Number(await migrator.getDatabaseVersion())
@@ -29,6 +31,7 @@ export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY])
     }
   } finally {
+    await client.query('RESET statement_timeout').catch(() => {})
     client.release()
   }
 }

@@ -3,6 +3,7 @@
 // park acknowledged; a newer write meanwhile keeps it pending. Tombstones are pushed like records.
 import type pg from 'pg'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import { quote } from './resource-sql.ts'
 import type { ApiRecord, ResourceStore } from './resource-store.ts'
 
 export interface SyncCounts {
@@ -30,8 +31,6 @@ export interface PendingPage {
   /** Where the next page starts (keyset on updateTime, id). */
   cursor: { updateTime: Date; id: string } | undefined
 }
-
-const quote = (name: string) => `"${name}"`
 
 export class SyncStore {
   private readonly pool: pg.Pool

@@ -113,6 +113,70 @@ t.test('a disabled user cannot log in and its tokens stop working; a password ch
   t.equal((await service.call('/system/login', { userName: 'alice', password: 'a-new-password' })).body.code, 0)
 })
 
+t.test('a token names its user by an id never reused, and its edition and enterprise (iss, aud)', async (t) => {
+  const claims = claimsOf(await service.login())
+  const admin = await service.database.prisma.appUser.findUniqueOrThrow({ where: { userName: 'admin' } })
+  t.equal(claims.sub, admin.id)
+  t.match(claims.sub, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+  t.equal(claims.iss, 'safety-platform/enterprise/000000000')
+  t.equal(claims.aud, 'safety-platform/enterprise/000000000')
+})
+
+t.test("a deleted user's tokens never work again, not even once a user of the same name is added", async (t) => {
+  const admin = await service.login()
+  const add = () => service.call('/system/user/add', { userName: 'bob', password: 'bob-password', role: 'admin' }, { token: admin })
+  t.equal((await add()).body.code, 0)
+  const old = (await service.call('/system/login', { userName: 'bob', password: 'bob-password' })).body.data
+  t.equal((await list(old.token)).body.code, 0)
+  t.equal((await service.call('/system/user/delete', { userName: 'bob' }, { token: admin })).body.code, 0)
+  t.equal((await list(old.token)).status, 401, 'deleted: refused')
+  t.equal((await add()).body.code, 0, 'the same name, the same password, the same role, generation 0 again')
+  for (const [name, reply] of [
+    ['access', await list(old.token)],
+    ['refresh', await service.call('/system/refresh', undefined, { token: old.refresh_token })],
+    ['user admin', await service.call('/system/user/list', {}, { token: old.token })],
+  ] as const) {
+    t.equal(reply.status, 401, name)
+    t.equal(reply.body.code, 2002, name)
+  }
+  const fresh = await service.login('bob', 'bob-password')
+  t.not(claimsOf(fresh).sub, claimsOf(old.token).sub)
+  t.equal((await list(fresh)).body.code, 0, 'the new bob works')
+})
+
+t.test('a token of another edition or enterprise is refused, even with the same secret and users', async (t) => {
+  const secret = service.config.jwtSecret!
+  const env = { JWT_SECRET: secret }
+  const park = await startService(t, { databaseUrl: service.databaseUrl, env: { ...env, EDITION: 'park' } })
+  const otherEnterprise = await startService(t, { databaseUrl: service.databaseUrl, env: { ...env, COMPANY_CODE: '123456789' } })
+  const enterpriseToken = await service.login()
+  const parkToken = await park.login()
+  const parkList = (token: string) => park.call('/prevent/riskUnit/list', {}, { token })
+  t.equal((await parkList(parkToken)).body.code, 0, "the park's own token works there")
+  t.equal((await list(parkToken)).body.code, 2002, "the park's token at the enterprise")
+  t.equal((await parkList(enterpriseToken)).body.code, 2002, "the enterprise's token at the park")
+  const other = await otherEnterprise.call('/prevent/riskUnit/list', {}, { token: enterpriseToken })
+  t.equal(other.status, 401, 'at another enterprise sharing the secret')
+  t.equal(other.body.code, 2002)
+
+  // Signed with the right secret: only the right iss and aud pass.
+  const claims = claimsOf(enterpriseToken)
+  const header = { alg: 'HS256', typ: 'JWT' }
+  t.equal((await list(signWith(secret, header, claims))).body.code, 0, 're-signed as issued: accepted (the control)')
+  const { iss: _iss, aud: _aud, ...bare } = claims
+  for (const [name, payload] of Object.entries({
+    'no iss nor aud': bare,
+    'no aud': { ...bare, iss: claims.iss },
+    'park aud': { ...claims, aud: 'safety-platform/park/000000000' },
+    'park iss': { ...claims, iss: 'safety-platform/park/000000000' },
+    'a user name as sub': { ...claims, sub: 'admin' },
+  })) {
+    const reply = await list(signWith(secret, header, payload))
+    t.equal(reply.status, 401, name)
+    t.equal(reply.body.code, 2002, name)
+  }
+})
+
 t.test('passwords are stored as salted scrypt hashes', async (t) => {
   const users = await service.database.prisma.appUser.findMany()
   for (const user of users) {

@@ -113,6 +113,39 @@ t.test('a number narrowed to an integer, through a $ref and through anyOf', asyn
   )
 })
 
+t.test('composed schemas (allOf of the parts under openapi/src/) are seen through', async (t) => {
+  const current = loadDocument(CURRENT_DOCUMENT)
+  const changed = (mutate: (schemas: Record<string, any>) => void) => {
+    const copy = structuredClone(current)
+    mutate(copy.components.schemas)
+    return breakingChanges(current, copy)
+  }
+  t.ok(
+    changed((schemas) => delete schemas.ServerKeptFields.properties.createBy).includes(
+      'response field removed: RiskUnitRecord.createBy [POST /prevent/riskUnit/getById, POST /prevent/riskUnit/list, POST /prevent/riskUnit/search]',
+    ),
+    'a server-kept field removed from every record',
+  )
+  t.ok(
+    changed((schemas) => (schemas.Search.properties.conditions.maxItems = 10)).includes(
+      'request constraint tightened: RiskUnitSearch.conditions maxItems 20 → 10 [POST /prevent/riskUnit/search]',
+    ),
+    'a constraint of the shared search body tightened',
+  )
+  t.ok(
+    changed((schemas) => delete schemas.Page.properties.total).includes(
+      'response field removed: RiskUnitPageEnvelope.data.total [POST /prevent/riskUnit/list, POST /prevent/riskUnit/search]',
+    ),
+    'a field of the shared page removed',
+  )
+  t.ok(
+    changed((schemas) => (schemas.Envelope.properties.code = { type: 'string' })).includes(
+      'response type widened: NullEnvelope.code (integer → string) [POST /system/logout, POST /system/user/add, POST /system/user/update and 28 more]',
+    ),
+    'the shared envelope changed',
+  )
+})
+
 t.test('additions break nothing', async (t) => {
   const grown = mutated((document, schemas) => {
     document.paths['/prevent/riskUnit/export'] = structuredClone(document.paths['/prevent/riskUnit/list'])

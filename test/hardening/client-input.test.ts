@@ -1,9 +1,7 @@
 // Issue 9: what a client sends never answers 5xx, and what the database cannot hold is refused
-// (each case below was answered 500, or accepted, before). Plus the pure rules behind it.
+// (each case below was answered 500, or accepted, before). The pure rules behind it are unit tests:
+// test/contract/storable.unit.test.ts, test/store/database-errors.unit.test.ts.
 import t from 'tap'
-import { dateProblem, findUnstorable, instantProblem, integerProblem, textProblem } from '../../src/contract/storable.ts'
-import { canonicalJson } from '../../src/operations/canonical-json.ts'
-import { classifyDatabaseError, sqlState } from '../../src/store/database-errors.ts'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
 
@@ -139,69 +137,6 @@ t.test('deep nesting under an Idempotency-Key is refused, not a stack overflow',
     'idempotency-key': 'deep',
   })
   t.same([reply.status, reply.body.code, reply.body.data.failed[0].code], [200, 0, 1002])
-})
-
-t.test('storable: the rules', async (t) => {
-  t.equal(textProblem('ok \u4e2d \u{1f600}'), undefined)
-  t.match(textProblem('a\u0000'), /NUL/)
-  t.match(textProblem('\udfff'), /surrogate/)
-  t.equal(integerProblem(2 ** 53 - 1), undefined)
-  t.ok(integerProblem(2 ** 53))
-  t.equal(instantProblem('2026-11-21T13:02:35+08:00'), undefined)
-  t.equal(instantProblem('0001-01-02T00:00:00Z'), undefined)
-  t.ok(instantProblem('0001-01-01T23:59:59Z'))
-  t.ok(instantProblem('9999-12-31T00:00:00Z'))
-  t.ok(instantProblem('2026-01-01T00:00:00+16:00'))
-  t.equal(instantProblem('2026-01-01T00:00:00-1559'), undefined)
-  t.ok(dateProblem('0000-01-01'))
-  t.equal(dateProblem('0001-01-01'), undefined)
-  t.same(findUnstorable({ a: [1, 'x', { b: 'y\u0000' }] }), { path: '/a/2/b', problem: 'must not contain the NUL character (U+0000)' })
-  t.same(findUnstorable([Infinity]), { path: '/0', problem: 'must be a finite number' })
-  let deep: unknown = 'z\ud800'
-  for (let i = 0; i < 100_000; i++) deep = [deep]
-  t.ok(findUnstorable(deep), 'any depth, no recursion')
-})
-
-t.test('canonical JSON: sorted keys, any depth', async (t) => {
-  t.equal(canonicalJson({ b: 1, a: [true, null, { d: 'x', c: 2 }] }), '{"a":[true,null,{"c":2,"d":"x"}],"b":1}')
-  let deep: unknown = 1
-  for (let i = 0; i < 100_000; i++) deep = [deep]
-  t.equal(canonicalJson(deep).length, 200_001)
-})
-
-t.test('database errors: classified by SQLSTATE, however wrapped', async (t) => {
-  const pgError = (code: string, extra: Record<string, unknown> = {}) =>
-    Object.assign(new Error('x'), { code, severity: 'ERROR', ...extra })
-  t.same(classifyDatabaseError(pgError('22021'))?.code, 1002, 'NUL byte')
-  t.same(classifyDatabaseError(pgError('22009'))?.code, 1002, 'time zone displacement')
-  t.same(classifyDatabaseError(pgError('22P02'))?.code, 1002, 'any other data exception')
-  t.same(classifyDatabaseError(pgError('54000'))?.code, 1002, 'a value too large to index')
-  t.same(classifyDatabaseError(pgError('23505'))?.code, 1001)
-  t.same(
-    classifyDatabaseError(pgError('23503', { detail: 'Key (riskUnitId, live)=(x, t) is not present in table "risk_unit".' }))?.code,
-    1006,
-  )
-  t.same(
-    classifyDatabaseError(pgError('23503', { detail: 'Key (id, live)=(x, t) is still referenced from table "risk_events".' }))?.code,
-    1012,
-  )
-  for (const code of ['08006', '57P01', '57P03', '53300', '57014', '40P01', '55P03', '3D000'])
-    t.same(classifyDatabaseError(pgError(code))?.code, 4001, code)
-  for (const code of ['42P01', '42601', 'XX000', '0A000']) t.equal(classifyDatabaseError(pgError(code)), undefined, `${code} is unexpected`)
-  const socket = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' })
-  t.same(classifyDatabaseError(socket)?.code, 4001)
-  t.same(classifyDatabaseError(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))?.code, 4001, 'a Node code is not a SQLSTATE')
-  t.same(classifyDatabaseError(new Error('timeout exceeded when trying to connect'))?.code, 4001, 'the pool connect timeout')
-  t.same(classifyDatabaseError(new Error('Connection terminated unexpectedly'))?.code, 4001)
-  const adapter = { name: 'DriverAdapterError', cause: { originalCode: '22021', kind: 'postgres', code: '22021' } }
-  t.equal(sqlState(adapter), '22021')
-  t.same(classifyDatabaseError(adapter)?.code, 1002, 'Prisma driver adapter error')
-  const known = { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '57014' } } } }
-  t.same(classifyDatabaseError(known)?.code, 4001, 'Prisma known request error')
-  t.same(classifyDatabaseError({ name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable' } })?.code, 4001)
-  t.same(classifyDatabaseError({ code: 'P2024' })?.code, 4001, 'Prisma pool timeout')
-  t.equal(classifyDatabaseError(new TypeError('x is undefined')), undefined, 'our own bug stays unexpected')
-  t.equal(classifyDatabaseError(undefined), undefined)
 })
 
 t.end()

@@ -80,7 +80,7 @@ interface Operation {
 }
 
 const operations: Operation[] = listOperations(document).map(({ operationId, path, spec }) => {
-  const body = spec.requestBody ? resolveRef(document, spec.requestBody) : undefined
+  const body = spec.requestBody ? resolveRef<any>(document, spec.requestBody) : undefined
   return {
     operationId,
     path,
@@ -500,7 +500,7 @@ t.test('add-batch: a bad item fails alone, whatever it holds; the others are sto
   )
   const arbitrary = fc.oneof(
     ...batchOperations.map((operation) => {
-      const item = validValue(document, resolveRef(document, operation.bodySchema!).properties.list.items)
+      const item = validValue(document, resolveRef<any>(document, operation.bodySchema!).properties.list.items)
       return fc.record({
         operation: fc.constant(operation),
         items: fc.array(item, { minLength: 2, maxLength: 5 }),

@@ -63,7 +63,8 @@ export const validDate = fc
 
 /** Valid values of a schema of the document (bounded sizes: strings of at most 40 characters, arrays of at most 3). */
 export function validValue(document: OpenApiDocument, schema: JsonSchema): fc.Arbitrary<unknown> {
-  const node = resolveRef(document, schema)
+  // The document's schemas are walked keyword by keyword: any, as JSON Schema is.
+  const node: any = resolveRef(document, schema)
   if (node.const !== undefined) return fc.constant(node.const)
   if (Array.isArray(node.enum)) return fc.constantFrom(...node.enum)
   if (node.anyOf || node.oneOf) return fc.oneof(...(node.anyOf ?? node.oneOf).map((branch: JsonSchema) => validValue(document, branch)))
@@ -98,7 +99,7 @@ export function validValue(document: OpenApiDocument, schema: JsonSchema): fc.Ar
   }
 }
 
-function validString(node: JsonSchema): fc.Arbitrary<string> {
+function validString(node: any): fc.Arbitrary<string> {
   const minLength = node.minLength ?? 0
   const maxLength = node.maxLength ?? TEXT_LIMIT
   if (node.format === 'date-time') return validInstant
@@ -116,7 +117,7 @@ function validString(node: JsonSchema): fc.Arbitrary<string> {
   )
 }
 
-function validObject(document: OpenApiDocument, node: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
+function validObject(document: OpenApiDocument, node: any): fc.Arbitrary<Record<string, unknown>> {
   const properties: Record<string, JsonSchema> = node.properties ?? {}
   const required = new Set<string>(node.required ?? [])
   const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validValue(document, property)]))

@@ -20,7 +20,7 @@ export function example(resource: string): Record<string, any> {
   const schemaName = resource[0].toUpperCase() + resource.slice(1)
   const examples = document.components.schemas[schemaName].examples
   if (!examples?.length) throw new Error(`no example for ${schemaName}`)
-  return structuredClone(examples[0])
+  return structuredClone(examples[0] as Record<string, any>)
 }
 
 /** A valid record with a unique id (and unique codes), pointing at the given parents. */

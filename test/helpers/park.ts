@@ -1,9 +1,9 @@
 // Real editions as their own processes (node src/main.ts), that a test can stop, kill and start
 // again on the same port and database: the park, or enterprise instances pushing to it.
 import { type ChildProcess, spawn } from 'node:child_process'
-import net from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { freePort } from '../../scripts/dev/ports.ts'
 import { RESOURCE_PATHS } from './fixtures.ts'
 import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
 
@@ -20,14 +20,6 @@ export interface EditionProcess {
 }
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** Waits until `condition` holds, checking every `everyMs`; fails after `timeoutMs`. */
 export async function eventually<T>(

@@ -5,7 +5,7 @@ import pg from 'pg'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { listOperations, loadOpenApi, resolveRef } from '../../src/contract/openapi-document.ts'
 import { createAjv, describeErrors, type Validator } from '../../src/contract/validation.ts'
-import { type App, type AppOptions, buildApp } from '../../src/http/app.ts'
+import { type App, type AppOptions, buildApp } from '../../src/app.ts'
 import { type Database, openDatabase } from '../../src/store/database.ts'
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests'

@@ -1,11 +1,12 @@
 // Prometheus metrics at GET /metrics (unauthenticated: no business data; not rate limited). Each app
 // has its own registry (several apps run in one test process; prom-client's global default registry
-// would collide). Other modules add their own metrics to `app.metrics.registry` (or the returned
-// object), e.g. a Gauge with a `collect()` that reads its value on each scrape.
+// would collide). Other modules add their own metrics to `app.metrics.registry`, e.g. a Gauge with
+// a `collect()` that reads its value on each scrape.
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { operationOf } from './request-log.ts'
+import { OUTSIDE_CONTRACT, operationOf } from '../routing.ts'
 
 export interface Metrics {
   registry: Registry
@@ -19,7 +20,7 @@ declare module 'fastify' {
 
 export const METRICS_PATH = '/metrics'
 
-export function registerMetrics(app: FastifyInstance, options: { pool: pg.Pool }): Metrics {
+async function metricsPlugin(app: FastifyInstance, options: { pool: pg.Pool }): Promise<void> {
   const registry = new Registry()
   const requests = new Counter({
     name: 'api_requests_total',
@@ -68,14 +69,18 @@ export function registerMetrics(app: FastifyInstance, options: { pool: pg.Pool }
     done()
   })
 
-  app.get(METRICS_PATH, { config: { rateLimit: false } }, async (_request, reply) => {
+  // One scrape at a time: scrapes arriving meanwhile share its text (the database reads behind
+  // it are cached a second by their collectors, see cachedRead).
+  let scraping: Promise<string> | undefined
+  app.get(METRICS_PATH, OUTSIDE_CONTRACT, async (_request, reply) => {
     reply.type(registry.contentType)
-    return registry.metrics()
+    scraping ??= registry.metrics().finally(() => (scraping = undefined))
+    return scraping
   })
 
   const metrics: Metrics = { registry }
   app.decorate('metrics', metrics)
-  return metrics
 }
 
-/** A bounded label: the operationId, else the route's path, else (unknown path) "unmatched". */
+// The code of each request is the envelope's, which the request log reads.
+export default fp(metricsPlugin, { name: 'metrics', fastify: '5.x', dependencies: ['request-log'] })

@@ -1,5 +1,6 @@
-// The one error type: anything may throw a BusinessError(code, message); the error handler turns it
-// (and every other error, Fastify's own included) into the response envelope.
+// The one error type and the envelope, imported by every layer and importing nothing: anything may
+// throw a BusinessError(code, message); the error handler (http/plugins/envelope.ts) turns it, and
+// every other error, Fastify's own included, into the response envelope.
 
 /** Business codes of CONTRACT §2, listed once. */
 export const Code = {
@@ -54,7 +55,7 @@ export class BusinessError extends Error {
 
 export interface Envelope<T = unknown> {
   msg: string
-  code: number
+  code: BusinessCode
   data: T | null
   success: boolean
 }

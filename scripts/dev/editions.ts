@@ -1,0 +1,67 @@
+// The editions `npm start` runs: how each is spawned (node src/main.ts) and configured.
+import { type ChildProcess, spawn } from 'node:child_process'
+import path from 'node:path'
+import { ConfigError, loadConfig } from '../../src/config.ts'
+import { portIsFree } from './ports.ts'
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..')
+export const MAIN = path.join(ROOT, 'src', 'main.ts')
+
+// Preloaded into each edition: if the supervisor dies without stopping it (kill -9), the edition
+// is re-parented; it then stops itself instead of holding its port for the next start.
+const EXIT_WITH_PARENT =
+  'data:text/javascript,const p=process.ppid;setInterval(()=>{if(process.ppid!==p)process.kill(process.pid,"SIGTERM")},1000).unref()'
+
+/** inherit: the edition's output as is. pipe: piped, with an IPC channel (the edition sends 'ready'). */
+export function spawnMain(env: NodeJS.ProcessEnv, stdio: 'inherit' | 'pipe'): ChildProcess {
+  return spawn(process.execPath, [`--import=${EXIT_WITH_PARENT}`, MAIN], {
+    cwd: ROOT,
+    env,
+    stdio: stdio === 'inherit' ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe', 'ipc'],
+    // Own process group: a terminal Ctrl+C reaches only the supervisor, which then stops the
+    // children in order (editions first, database last) and only once.
+    detached: process.platform !== 'win32',
+  })
+}
+
+export interface DemoEdition {
+  name: 'park' | 'enterprise'
+  /** Its environment, but for DATABASE_URL (known once PostgreSQL runs). */
+  env: NodeJS.ProcessEnv
+  port: number
+  /** The setting that chooses its port. */
+  portSetting: 'PORT' | 'PARK_PORT'
+}
+
+/** The park edition and the enterprise edition pushing to it, with the park's admin password. */
+export function demoEditions(enterprisePort: number, parkPort: number, parkPassword: string): DemoEdition[] {
+  // The park edition pushes nowhere: drop the park-client settings meant for an enterprise.
+  const base = { ...process.env }
+  for (const name of ['PARK_URL', 'PARK_USER', 'PARK_PASSWORD', 'DATABASE_URL']) delete base[name]
+  const park = { ...base, EDITION: 'park', PORT: String(parkPort), ADMIN_PASSWORD: parkPassword }
+  const enterprise = { ...base, EDITION: 'enterprise', PORT: String(enterprisePort) }
+  Object.assign(enterprise, { PARK_URL: `http://127.0.0.1:${parkPort}`, PARK_USER: 'admin', PARK_PASSWORD: parkPassword })
+  return [
+    { name: 'park', env: park, port: parkPort, portSetting: 'PARK_PORT' },
+    { name: 'enterprise', env: enterprise, port: enterprisePort, portSetting: 'PORT' },
+  ]
+}
+
+/**
+ * Before anything starts: each edition's settings are valid and its port is free. Answers the
+ * reason it cannot start, in one line with the fix, or undefined.
+ */
+export async function whyEditionCannotStart(edition: DemoEdition): Promise<string | undefined> {
+  let host: string
+  try {
+    host = loadConfig({ ...edition.env, DATABASE_URL: 'postgresql://127.0.0.1/placeholder' }).host
+  } catch (error) {
+    if (error instanceof ConfigError) return `${error.message} (for the ${edition.name} edition)`
+    throw error
+  }
+  if (await portIsFree(edition.port, host)) return undefined
+  return (
+    `port ${edition.port} (${edition.portSetting}, the ${edition.name} edition) is already in use: ` +
+    `stop the process listening on it (another npm start?), or set ${edition.portSetting} to a free port`
+  )
+}

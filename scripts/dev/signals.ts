@@ -1,0 +1,31 @@
+// Signals for the dev supervisors (scripts/start.ts).
+
+// npm forwards the terminal's Ctrl+C to us on top of the one the terminal sends: one Ctrl+C can
+// arrive twice. The same signal again within this time counts as one.
+const SIGNAL_DEDUP_MS = 1500
+
+/** Calls handler for a signal, except for a repeat of the same signal within SIGNAL_DEDUP_MS. */
+export function onSignals(handler: (signal: NodeJS.Signals, repeated: boolean) => void): void {
+  const last = new Map<NodeJS.Signals, number>()
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      const now = Date.now()
+      if (now - (last.get(signal) ?? 0) < SIGNAL_DEDUP_MS) return
+      const repeated = last.size > 0
+      last.set(signal, now)
+      handler(signal, repeated)
+    })
+  }
+}
+
+/** The exit code of a process ended by signal: 128 + its number. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code
+  return 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : signal === 'SIGKILL' ? 9 : 1)
+}
+
+/** One line on stderr, then exit 1. */
+export function fail(message: string): never {
+  process.stderr.write(`start: ${message}\n`)
+  process.exit(1)
+}

@@ -1,0 +1,163 @@
+// The composition root: builds the service from its parts and wires them, nothing more. Each HTTP
+// concern is a named plugin under http/plugins/ that declares what it depends on (Fastify refuses
+// to register one before its dependencies); the operations are generic over the resource registry.
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { Redis } from 'ioredis'
+import { AuthState } from './auth/auth-state.ts'
+import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
+import type { Config } from './config.ts'
+import { loadOpenApi } from './contract/openapi-document.ts'
+import { createAjv } from './contract/validation.ts'
+import { operationHandlers } from './http/handlers.ts'
+import { operationPolicies } from './http/operation-policy.ts'
+import authentication, { tokenAudience } from './http/plugins/authentication.ts'
+import docs from './http/plugins/docs.ts'
+import envelope from './http/plugins/envelope.ts'
+import health from './http/plugins/health.ts'
+import jsonBody from './http/plugins/json-body.ts'
+import metrics from './http/plugins/metrics.ts'
+import operations from './http/plugins/operations.ts'
+import rateLimits from './http/plugins/rate-limits.ts'
+import requestLog from './http/plugins/request-log.ts'
+import securityHeaders from './http/plugins/security-headers.ts'
+import { Idempotency } from './operations/idempotency.ts'
+import { ResourceOperations } from './operations/resource-operations.ts'
+import { SystemOperations } from './operations/system-operations.ts'
+import type { ParkPush } from './park/park-push.ts'
+import { parkPush } from './park/park-wiring.ts'
+import { registerPushMetrics } from './park/push-metrics.ts'
+import { ResourceRegistry } from './resources/resource-registry.ts'
+import type { Database } from './store/database.ts'
+import { instantFormatter } from './store/instant-format.ts'
+import { migrate } from './store/migrate.ts'
+import { ResourceStore } from './store/resource-store.ts'
+import { SyncStore } from './store/sync-store.ts'
+
+export interface AppOptions {
+  config: Config
+  database: Database
+  /** Milliseconds since the epoch; tests inject their own to move time. */
+  clock?: () => number
+  logger?: boolean | Record<string, unknown>
+}
+
+export interface App {
+  fastify: FastifyInstance
+  /** The admin password generated on this first start (none configured), to be shown once. */
+  generatedAdminPassword: string | undefined
+  /** The park push (enterprise edition with a park configured). */
+  push: ParkPush | undefined
+  close(): Promise<void>
+}
+
+function createFastify(config: Config, logger: AppOptions['logger']): FastifyInstance {
+  return Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    // Slow or silent clients hold nothing for long.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    // One line per request instead, written by the request-log plugin.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: 'idle',
+    // Request ids for the log lines, unique across instances; never trust a caller's.
+    genReqId: () => randomUUID(),
+  })
+}
+
+/** The HTTP concerns every request walks through before its operation, in their order. */
+async function registerHttp(
+  app: FastifyInstance,
+  options: {
+    config: Config
+    database: Database
+    policies: ReturnType<typeof operationPolicies>
+    authState: AuthState
+    document: ReturnType<typeof loadOpenApi>['document']
+    yaml: string
+    clock: AppOptions['clock']
+  },
+): Promise<void> {
+  const { config, database, policies } = options
+  await app.register(envelope)
+  // First of the hooks: its headers are on every answer, refusals included.
+  await app.register(securityHeaders, { corsOrigins: config.corsOrigins })
+  await app.register(jsonBody, { policies })
+  await app.register(authentication, {
+    policies,
+    prisma: database.prisma,
+    state: options.authState,
+    secret: await jwtSecret(config.jwtSecret, database.prisma),
+    audience: tokenAudience(config.edition, config.companyCode),
+    clock: options.clock,
+  })
+  await app.register(requestLog)
+  await app.register(docs, { document: options.document, yaml: options.yaml })
+  await app.register(rateLimits, {
+    max: config.rateLimitMax,
+    loginMax: config.rateLimitLoginMax,
+    windowMs: config.rateLimitWindowMs,
+    pool: database.pool,
+    redis: rateLimitRedis(app, config),
+    namespace: `safety-platform:${await deploymentId(database.prisma)}:`,
+  })
+}
+
+/** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
+function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
+  if (!config.redisUrl) return undefined
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
+  redis.on('error', (error) => app.log.warn({ err: error }, 'redis'))
+  app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
+  return redis
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, database } = options
+  const { pool, prisma } = database
+  const { document, yaml } = loadOpenApi()
+  await migrate(pool)
+  const registry = new ResourceRegistry(document)
+  const format = instantFormatter(config.timeZone)
+  const ajv = createAjv()
+  const policies = operationPolicies(document)
+  const authState = new AuthState(prisma, config.databaseUrl)
+  await authState.start()
+
+  const app = createFastify(config, options.logger)
+  await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
+
+  const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
+  const sync = new SyncStore({ pool, store })
+  const push = parkPush(config, sync, registry, app.log)
+  const wakePush = () => push?.wake()
+  const resources = new ResourceOperations({ store, ajv, document, registry, log: app.log })
+  const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
+  const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
+  const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
+  await app.register(operations, { document, ajv, handlers, policies, bodyLimit: config.bodyLimit })
+  await app.register(health, { pool, push })
+  await app.register(metrics, { pool })
+  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
+
+  const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
+  await app.ready()
+  await push?.start()
+  return {
+    fastify: app,
+    generatedAdminPassword,
+    push,
+    async close() {
+      // In-flight requests finish first, then the push in progress, then the database listeners.
+      await app.close()
+      await push?.stop()
+      await authState.close()
+    },
+  }
+}

@@ -1,0 +1,98 @@
+// `list` and `search` requests made valid: each condition names a field of the resource and an
+// operator that applies to it, with a value of the field's kind; orderBy names fields; a cursor fits
+// the order. What comes out is what the store builds SQL from, without checking it again.
+import { isStorableDate, isStorableInstant } from '../contract/storable.ts'
+import { BusinessError, Code } from '../errors.ts'
+import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
+import { decodeCursor, type SortKey } from '../store/cursor.ts'
+import type { Comparison, Condition, SearchQuery } from '../store/resource-sql.ts'
+
+/** A search as the caller sends it (the document's search body; list sends pageNum and pageSize only). */
+export interface SearchRequest {
+  pageNum?: number
+  pageSize?: number
+  conditions?: { field: string; op: string; value?: unknown }[]
+  orderBy?: { field: string; direction?: 'asc' | 'desc' }[]
+  /** A `next` cursor of an earlier answer: the page starts after that record (pageNum is ignored). */
+  after?: string
+}
+
+/** At most this many values in an `in` condition. */
+export const IN_LIMIT = 500
+
+const COMPARISONS: readonly string[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] satisfies Comparison[]
+
+/** The request checked against the resource's fields: 1002 naming the first thing wrong. */
+export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: SearchRequest): SearchQuery {
+  const fields = readableFields(resource)
+  const field = (name: string, at: string): FieldDef => {
+    const found = fields.get(name)
+    if (!found) throw new BusinessError(Code.badParameter, `${at}.field: unknown field ${name}`)
+    return found
+  }
+  // In this order: the order's fields, the cursor (which must fit the order), then the conditions.
+  const keys = (request.orderBy ?? []).map(({ field: name, direction }): SortKey => {
+    const { kind } = field(name, 'orderBy')
+    return { name, kind, desc: direction === 'desc', nullable: true }
+  })
+  // Fixed tie-breakers: the newest write first, then the id, so every order is total.
+  keys.push({ name: 'updateTime', kind: 'instant', desc: true, nullable: false }, { name: 'id', kind: 'id', desc: false, nullable: false })
+  const cursor = request.after === undefined ? undefined : decodeCursor(request.after, keys)
+  const conditions = (request.conditions ?? []).map((condition, index) =>
+    validCondition(field(condition.field, `conditions[${index}]`), condition, `conditions[${index}]`),
+  )
+  return { pageNum: request.pageNum ?? 1, pageSize: request.pageSize ?? 20, conditions, keys, cursor }
+}
+
+function validCondition(field: FieldDef, condition: { op: string; value?: unknown }, at: string): Condition {
+  const { op, value } = condition
+  if (op === 'isNull') {
+    if (typeof value !== 'boolean') throw new BusinessError(Code.badParameter, `${at}.value: must be true or false for isNull`)
+    return { op, field, value }
+  }
+  if (op === 'like') {
+    if (field.kind !== 'string') throw new BusinessError(Code.badParameter, `${at}.op: like applies to text fields only, not ${field.name}`)
+    if (typeof value !== 'string') throw new BusinessError(Code.badParameter, `${at}.value: must be a string for like`)
+    return { op, field, value }
+  }
+  if (op === 'in') {
+    if (!Array.isArray(value) || value.length === 0 || value.length > IN_LIMIT) {
+      throw new BusinessError(Code.badParameter, `${at}.value: must be an array of 1 to ${IN_LIMIT} values for in`)
+    }
+    for (const [i, item] of value.entries()) checkValue(field, item, `${at}.value[${i}]`)
+    return { op, field, value }
+  }
+  if (isComparison(op)) {
+    checkValue(field, value, `${at}.value`)
+    return { op, field, value }
+  }
+  throw new BusinessError(Code.badParameter, `${at}.op: unknown operator ${op}`)
+}
+
+function isComparison(op: string): op is Comparison {
+  return COMPARISONS.includes(op)
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+const FITS: Record<FieldDef['kind'], (value: unknown) => boolean> = {
+  string: (value) => typeof value === 'string',
+  number: (value) => typeof value === 'number' && Number.isFinite(value),
+  integer: (value) => Number.isInteger(value),
+  // Only what PostgreSQL holds and the service writes back (years 0001..9999, offsets within ±15:59).
+  instant: (value) => typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value)) && isStorableInstant(value),
+  date: (value) => typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)) && isStorableDate(value),
+}
+
+const EXPECTED: Record<FieldDef['kind'], string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  instant: 'an ISO 8601 instant with offset',
+  date: 'a date YYYY-MM-DD',
+}
+
+function checkValue(field: FieldDef, value: unknown, at: string): void {
+  if (!FITS[field.kind](value)) throw new BusinessError(Code.badParameter, `${at}: must be ${EXPECTED[field.kind]} for ${field.name}`)
+}

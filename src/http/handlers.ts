@@ -1,0 +1,138 @@
+// One handler per operationId of the document, generic over the resource registry: resource
+// operations dispatch on the document's x-resource and x-action, writes go through Idempotency-Key
+// and wake the park push, and the park edition takes pushed records on add-batch (X-Sync-Push).
+// Bodies are read as the generated types of the document (generated/openapi.ts) describe them:
+// the route has validated each against the same schema before its handler runs.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { components, operations } from '../../generated/openapi.ts'
+import type { Caller } from '../auth/auth-service.ts'
+import type { Config } from '../config.ts'
+import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
+import { BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
+import type { Idempotency } from '../operations/idempotency.ts'
+import type { ResourceOperations } from '../operations/resource-operations.ts'
+import type { SystemOperations } from '../operations/system-operations.ts'
+import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import type { WriteContext } from '../store/resource-store.ts'
+
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
+
+type Schemas = components['schemas']
+type Resource = Capitalize<Schemas['ResourceKey']>
+/** The bodies of the seven generic operations, over every resource. */
+interface ResourceBodies {
+  add: Schemas[Resource]
+  update: Schemas[`${Resource}Patch`]
+  id: Schemas['IdRequest']
+  addBatch: Schemas[`${Resource}Batch`]
+  search: Schemas[`${Resource}Search`] | Schemas['ListRequest'] | undefined
+}
+
+/** The JSON body of operation `Id` as generated from the document (undefined when the operation takes none and none came). */
+type BodyOf<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { 'application/json': infer Body } } }
+  ? Body
+  : operations[Id] extends { requestBody?: { content: { 'application/json': infer Body } } }
+    ? Body | undefined
+    : undefined
+
+/** A request's body, validated by its route against the schema its generated type describes. */
+function bodyOf<Body>(request: FastifyRequest): Body {
+  return request.body as Body
+}
+
+/** The caller authentication found: every operation with a handler below that needs one is secured. */
+function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new BusinessError(Code.notLoggedIn, 'not logged in')
+  return request.caller
+}
+
+type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
+
+export interface HandlerOptions {
+  document: OpenApiDocument
+  registry: ResourceRegistry
+  resources: ResourceOperations
+  system: SystemOperations
+  idempotency: Idempotency
+  edition: Config['edition']
+  wakePush: () => void
+}
+
+export function operationHandlers(options: HandlerOptions): Map<string, Handler> {
+  const { system } = options
+  const handlers = new Map<string, Handler>([
+    ['systemLogin', (request) => system.login(bodyOf<BodyOf<'systemLogin'>>(request))],
+    ['systemRefresh', (request) => system.refresh(callerOf(request))],
+    ['systemLogout', (request) => system.logout(callerOf(request))],
+    ['systemUserAdd', (request) => system.userAdd(bodyOf<BodyOf<'systemUserAdd'>>(request))],
+    ['systemUserUpdate', (request) => system.userUpdate(bodyOf<BodyOf<'systemUserUpdate'>>(request))],
+    ['systemUserDelete', (request) => system.userDelete(bodyOf<BodyOf<'systemUserDelete'>>(request))],
+    ['systemUserList', (request) => system.userList(bodyOf<BodyOf<'systemUserList'>>(request))],
+    ['systemSyncStatus', () => system.syncStatus()],
+    ['systemSyncRetry', (request) => system.syncRetry(bodyOf<BodyOf<'systemSyncRetry'>>(request))],
+  ])
+  for (const { operationId, spec } of listOperations(options.document)) {
+    const key = spec['x-resource']
+    if (!key) continue
+    handlers.set(operationId, resourceHandler(options, operationId, options.registry.get(key), spec['x-action']))
+  }
+  return handlers
+}
+
+function resourceHandler(options: HandlerOptions, operationId: string, resource: ResourceDef, action: string | undefined): Handler {
+  const { resources } = options
+  const write = (run: Write) => idempotentWrite(options, operationId, run)
+  switch (action) {
+    case 'add':
+      return write(async (request, context) => {
+        await resources.add(resource, bodyOf<ResourceBodies['add']>(request), context)
+        return success()
+      })
+    case 'update':
+      return write(async (request, context) => {
+        await resources.update(resource, bodyOf<ResourceBodies['update']>(request), context)
+        return success()
+      })
+    case 'delete':
+      return write(async (request, context) => {
+        await resources.delete(resource, bodyOf<ResourceBodies['id']>(request).id, context)
+        return success()
+      })
+    case 'addBatch':
+      return write(addBatch(options, resource))
+    case 'getById':
+      return async (request) => success(await resources.getById(resource, bodyOf<ResourceBodies['id']>(request).id))
+    case 'list':
+    case 'search':
+      return async (request) => success(await resources.page(resource, bodyOf<ResourceBodies['search']>(request) ?? {}))
+    default:
+      throw new Error(`unknown x-action ${action} on ${operationId}`)
+  }
+}
+
+/** A write runs once per Idempotency-Key when the caller sends one; a stored write wakes the push. */
+function idempotentWrite(options: HandlerOptions, operationId: string, run: Write): Handler {
+  return async (request, reply) => {
+    const { userName } = callerOf(request)
+    const key = request.headers['idempotency-key']
+    const answer =
+      typeof key === 'string'
+        ? await options.idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
+        : await run(request, { userName })
+    if (answer.code === Code.ok) options.wakePush()
+    reply.code(statusOf(answer.code))
+    return answer
+  }
+}
+
+/** add-batch, or on the park edition with X-Sync-Push, the application of pushed records (admin only). */
+function addBatch(options: HandlerOptions, resource: ResourceDef): Write {
+  return async (request, context) => {
+    const { list } = bodyOf<ResourceBodies['addBatch']>(request)
+    if (request.headers['x-sync-push'] !== '1') return success(await options.resources.addBatch(resource, list, context))
+    if (options.edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
+    if (callerOf(request).role !== 'admin')
+      throw new BusinessError(Code.forbidden, 'permission denied: pushing records needs the admin role')
+    return success(await options.resources.applyPushed(resource, list, context))
+  }
+}

@@ -1,0 +1,49 @@
+// What the document says of each operation that matters before its handler runs: who may call it,
+// with which token, whether it needs a body, and how large a body it takes.
+import { listOperations, type OpenApiDocument, type OperationSpec } from '../contract/openapi-document.ts'
+
+export interface OperationPolicy {
+  roles: string[]
+  authenticated: boolean
+  tokenKind: 'access' | 'refresh'
+  bodyRequired: boolean
+  /** Largest body in bytes, or `batch`: BODY_LIMIT's (see bodyLimitOf). */
+  bodyLimit: number | 'batch'
+}
+
+/**
+ * Body limits by kind of operation, as the document's description tables them (## Limits): each
+ * fits the largest valid body of its operations. An operation may declare its own `x-body-limit`.
+ */
+export const BODY_LIMITS = { system: 4 * 1024, syncRetry: 64 * 1024, oneRecord: 256 * 1024 } as const
+
+function bodyLimitOf(operationId: string, path: string, spec: OperationSpec): number | 'batch' {
+  if (typeof spec['x-body-limit'] === 'number') return spec['x-body-limit']
+  if (spec['x-action'] === 'addBatch') return 'batch'
+  // Up to 500 record ids.
+  if (operationId === 'systemSyncRetry') return BODY_LIMITS.syncRetry
+  return path.startsWith('/system/') ? BODY_LIMITS.system : BODY_LIMITS.oneRecord
+}
+
+/** An operation's limit with BODY_LIMIT configured: the batches' limit, and the ceiling of every other. */
+export function effectiveBodyLimit(policy: OperationPolicy, configured: number): number {
+  return policy.bodyLimit === 'batch' ? configured : Math.min(policy.bodyLimit, configured)
+}
+
+export function operationPolicies(document: OpenApiDocument): Map<string, OperationPolicy> {
+  return new Map(
+    listOperations(document).map(({ operationId, path, spec }) => {
+      const security = spec.security ?? document.security ?? []
+      return [
+        operationId,
+        {
+          roles: spec['x-roles'] ?? [],
+          authenticated: security.length > 0,
+          tokenKind: operationId === 'systemRefresh' ? 'refresh' : 'access',
+          bodyRequired: spec.requestBody?.required === true,
+          bodyLimit: bodyLimitOf(operationId, path, spec),
+        },
+      ]
+    }),
+  )
+}

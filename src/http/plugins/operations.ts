@@ -1,0 +1,63 @@
+// The document's operations as routes (fastify-openapi-glue): each operationId to its handler,
+// each request validated by the one Ajv (no coercion, no stripping) against the document's schema.
+import type { FastifyInstance } from 'fastify'
+import openapiGlue from 'fastify-openapi-glue'
+import fp from 'fastify-plugin'
+import type { OpenApiDocument } from '../../contract/openapi-document.ts'
+import { withDeclaredBodies } from '../../contract/request-bodies.ts'
+import type { createAjv } from '../../contract/validation.ts'
+import type { Handler } from '../handlers.ts'
+import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
+import { operationIdOfSchema } from '../routing.ts'
+
+export interface OperationsOptions {
+  document: OpenApiDocument
+  ajv: ReturnType<typeof createAjv>
+  handlers: Map<string, Handler>
+  policies: Map<string, OperationPolicy>
+  /** BODY_LIMIT: the batches' body limit and the ceiling of every other. */
+  bodyLimit: number
+}
+
+async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
+  const { ajv, handlers } = options
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  // Each operation's body limit: a body over it is 413/1010 before a byte of it is parsed.
+  app.addHook('onRoute', (route) => {
+    const policy = options.policies.get(operationIdOfSchema(route.schema) ?? '')
+    if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit)
+  })
+  await app.register(openapiGlue, {
+    specification: withDeclaredBodies(runtimeSpecification(options.document)),
+    operationResolver: (operationId: string) => {
+      const handler = handlers.get(operationId)
+      if (!handler) throw new Error(`no handler for operation ${operationId}`)
+      return handler
+    },
+  })
+}
+
+/**
+ * The document as the router uses it: batch items are validated one by one by the handler (a bad
+ * item fails alone, with its own code), so the request schema accepts any item; header parameters
+ * are named as Node presents them, in lower case, so their schemas apply.
+ */
+function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
+  const specification = structuredClone(document)
+  for (const parameter of Object.values(specification.components.parameters ?? {})) {
+    if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase()
+  }
+  for (const schema of Object.values(specification.components.schemas)) {
+    for (const property of Object.values(schema.properties ?? {})) {
+      if (property['x-batch-items']) property.items = {}
+    }
+  }
+  return specification
+}
+
+export default fp(operations, {
+  name: 'operations',
+  fastify: '5.x',
+  // Authenticated, limited and parsed by these, refused through the envelope.
+  dependencies: ['envelope', 'authentication', 'rate-limits', 'json-body'],
+})

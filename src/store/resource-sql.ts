@@ -1,0 +1,263 @@
+// SQL for the generic resource operations, built once per resource from the registry: pure, no
+// database. Column names come only from the registry (quoted); every value is a bound parameter.
+// Searches arrive valid (domain/search.ts): fields known, operators fitting, values of the field's
+// kind. Each write is a single statement, so the record and its need to be pushed (sync_status
+// 'pending') commit together in one round trip.
+import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
+import type { SortKey } from './cursor.ts'
+import { toSecond } from './instant-format.ts'
+
+export type ApiRecord = Record<string, unknown>
+
+export type Comparison = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'
+
+/** One condition of a search, already valid for its field. */
+export type Condition =
+  | { op: 'isNull'; field: FieldDef; value: boolean }
+  | { op: 'like'; field: FieldDef; value: string }
+  | { op: 'in'; field: FieldDef; value: unknown[] }
+  | { op: Comparison; field: FieldDef; value: unknown }
+
+export interface SearchQuery {
+  pageNum: number
+  pageSize: number
+  conditions: Condition[]
+  /** The order: the caller's keys, then the fixed tie-breakers. */
+  keys: SortKey[]
+  /** The sort values of the record the page starts after (a decoded `after`); pageNum is ignored then. */
+  cursor: unknown[] | undefined
+}
+
+/** Totals are counted exactly up to this many matches; a larger total is estimated (flagged). */
+export const EXACT_TOTAL_LIMIT = 10_000
+
+/** A column or table name of the registry, quoted. */
+export const quote = (name: string) => `"${name}"`
+
+/** The statements of one resource, prepared once. */
+export class ResourceTable {
+  readonly resource: ResourceDef
+  readonly readable: Map<string, FieldDef>
+  private readonly selectList: string
+  private readonly insertSql: string
+  private readonly conflictSql: string
+  private readonly getSql: string
+  private readonly deleteSql: string
+  private readonly applyPushedSql: string
+
+  constructor(resource: ResourceDef) {
+    this.resource = resource
+    const table = quote(resource.table)
+    this.readable = readableFields(resource)
+    this.selectList = [...this.readable.keys()].map(quote).join(', ')
+
+    const names = resource.fields.map((field) => field.name)
+    const n = names.length
+    const params = names.map((_, i) => `$${i + 1}`)
+    // $n+1: companyCode, $n+2: user name
+    this.insertSql =
+      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
+    // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
+    const uniqueChecks = resource.uniqueFields.map(
+      (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} = $${i + 2}) AS ${quote('unique:' + field)}`,
+    )
+    this.conflictSql = `SELECT ${[...uniqueChecks, `EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS "id"`].join(', ')}`
+    this.getSql = `SELECT ${this.selectList}, version FROM ${table} WHERE id = $1 AND live`
+    // Park edition: a pushed record (or tombstone) replaces the held one only if its version is newer,
+    // so a late retry never overwrites newer data; it is stored as synced.
+    const pushed = [...names, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
+    const m = pushed.length
+    this.applyPushedSql =
+      `INSERT INTO ${table} (${pushed.map(quote).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
+      `VALUES (${pushed.map((_, i) => `$${i + 1}`).join(', ')}, $${m + 1}, CASE WHEN $${m + 2}::boolean THEN NULL ELSE true END, ` +
+      `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
+      `ON CONFLICT (id) DO UPDATE SET ${[...pushed.slice(1), 'version', 'live', 'deleteTime'].map((name) => `${quote(name)} = EXCLUDED.${quote(name)}`).join(', ')}, ` +
+      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version`
+    this.deleteSql =
+      `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live`
+  }
+
+  insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
+    return [
+      this.insertSql,
+      [...this.resource.fields.map((field) => this.bind(field.name, record[field.name] ?? null)), companyCode, userName],
+    ]
+  }
+
+  /** A value as stored: instants to the second. */
+  private bind(name: string, value: unknown): unknown {
+    return typeof value === 'string' && this.readable.get(name)?.kind === 'instant' ? toSecond(value) : value
+  }
+
+  applyPushed(item: ApiRecord): [string, unknown[]] {
+    const names = [...this.resource.fields.map((field) => field.name), 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
+    return [this.applyPushedSql, [...names.map((name) => this.bind(name, item[name] ?? null)), item.version, item.deleted === true]]
+  }
+
+  conflict(record: ApiRecord): [string, unknown[]] {
+    return [this.conflictSql, [record.id, ...this.resource.uniqueFields.map((field) => record[field])]]
+  }
+
+  get(id: string): [string, unknown[]] {
+    return [this.getSql, [id]]
+  }
+
+  delete(id: string, userName: string): [string, unknown[]] {
+    return [this.deleteSql, [id, userName]]
+  }
+
+  /**
+   * One statement: changes the live record only if a sent value differs (so a repeated update is a
+   * no-op that pushes nothing), and tells whether the record exists at all. With `expectedVersion`
+   * the change applies only to that version (read-check-write under optimistic concurrency).
+   */
+  update(id: string, patch: ApiRecord, userName: string, expectedVersion?: number): [string, unknown[]] {
+    const table = quote(this.resource.table)
+    const values: unknown[] = [id, userName]
+    const sets: string[] = []
+    const changes: string[] = []
+    for (const [name, value] of Object.entries(patch)) {
+      if (name === 'id') continue
+      values.push(this.bind(name, value))
+      sets.push(`${quote(name)} = $${values.length}`)
+      changes.push(`${quote(name)} IS DISTINCT FROM $${values.length}`)
+    }
+    let guard = `id = $1 AND live AND (${changes.join(' OR ')})`
+    if (expectedVersion !== undefined) {
+      values.push(expectedVersion)
+      guard += ` AND version = $${values.length}`
+    }
+    const sql =
+      `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
+      `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
+      `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
+    return [sql, values]
+  }
+
+  /**
+   * `list` and `search`: one statement answering the page and the total, the total counted by an
+   * uncorrelated sub-query that stops after EXACT_TOTAL_LIMIT + 1 matches (so its cost is bounded
+   * whatever the table's size). With a cursor the page starts after the cursor's record (keyset:
+   * its cost does not grow with depth); otherwise at pageNum's offset.
+   */
+  page(query: SearchQuery): [string, unknown[]] {
+    const { keys, cursor } = query
+    const values: unknown[] = []
+    const where = this.where(query, values)
+    const bounded = `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
+    const after = cursor ? ` AND ${keysetAfter(keys, cursor, values)}` : ''
+    const order = keys.map((key) => `${sortExpression(key)} ${key.desc ? 'DESC' : 'ASC'}`)
+    values.push(query.pageSize)
+    let sql =
+      `SELECT ${this.selectList}, ${keys.map((key, i) => `${quote(key.name)} AS "__k${i}"`).join(', ')}, ${bounded} AS "__total" ` +
+      `FROM ${quote(this.resource.table)} WHERE ${where}${after} ORDER BY ${order.join(', ')} LIMIT $${values.length}`
+    if (!cursor) {
+      values.push((query.pageNum - 1) * query.pageSize)
+      sql += ` OFFSET $${values.length}`
+    }
+    return [sql, values]
+  }
+
+  /** The bounded total alone (a page past the end has no row to carry it). */
+  count(query: SearchQuery): [string, unknown[]] {
+    const values: unknown[] = []
+    const where = this.where(query, values)
+    return [
+      `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching`,
+      values,
+    ]
+  }
+
+  /** The planner's estimate of the matches (asked only when there are more than EXACT_TOTAL_LIMIT). */
+  estimate(query: SearchQuery): [string, unknown[]] {
+    const values: unknown[] = []
+    const where = this.where(query, values)
+    return [`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where}`, values]
+  }
+
+  private where(query: SearchQuery, values: unknown[]): string {
+    const where = ['live']
+    for (const condition of query.conditions) where.push(this.condition(condition, values))
+    return where.join(' AND ')
+  }
+
+  private condition(condition: Condition, values: unknown[]): string {
+    const { field } = condition
+    const column = quote(field.name)
+    const bind = (bound: unknown) => {
+      values.push(bound)
+      return `$${values.length}`
+    }
+    switch (condition.op) {
+      case 'isNull':
+        return `${column} IS ${condition.value ? '' : 'NOT '}NULL`
+      case 'like':
+        // A literal substring match: % and _ mean themselves (escaped), so trigram indexes apply.
+        return `${column} LIKE ${bind(`%${condition.value.replace(/[\\%_]/g, '\\$&')}%`)}`
+      case 'in':
+        return `${column} = ANY(${bind(condition.value)}::${ARRAY_TYPES[field.kind]})`
+      default: {
+        // ne never matches null (as SQL's <>); text compares in code-point order, whatever the locale.
+        // Equality means the same under every deterministic collation: no COLLATE there, so the
+        // column's indexes apply.
+        const operator = OPERATORS[condition.op]
+        const collate = field.kind === 'string' && condition.op !== 'eq' && condition.op !== 'ne' ? ' COLLATE "C"' : ''
+        return `${column}${collate} ${operator} ${bind(condition.value)}::${SCALAR_TYPES[field.kind]}`
+      }
+    }
+  }
+}
+
+const OPERATORS: Record<Comparison, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
+
+const SCALAR_TYPES: Record<FieldDef['kind'], string> = {
+  string: 'text',
+  number: 'double precision',
+  integer: 'integer',
+  instant: 'timestamptz',
+  date: 'date',
+}
+const ARRAY_TYPES: Record<FieldDef['kind'], string> = {
+  string: 'text[]',
+  number: 'double precision[]',
+  integer: 'integer[]',
+  instant: 'timestamptz[]',
+  date: 'date[]',
+}
+
+function sortExpression(key: SortKey): string {
+  return `${quote(key.name)}${key.kind === 'string' ? ' COLLATE "C"' : ''}`
+}
+
+/**
+ * Rows strictly after the cursor's values in the order of `keys` (PostgreSQL's default null
+ * placement: last ascending, first descending). The first key's bound is also stated alone, so
+ * an index on it starts the scan at the cursor instead of at the first row.
+ */
+function keysetAfter(keys: SortKey[], cursor: unknown[], values: unknown[]): string {
+  const bind = (key: SortKey, value: unknown) => {
+    values.push(value)
+    return `$${values.length}::${key.kind === 'id' ? 'text' : SCALAR_TYPES[key.kind]}`
+  }
+  const bound = keys.map((key, i) => (cursor[i] === null ? null : bind(key, cursor[i])))
+  const equal = (i: number) => (bound[i] === null ? `${quote(keys[i].name)} IS NULL` : `${sortExpression(keys[i])} = ${bound[i]}`)
+  const beyond = (i: number) => {
+    const key = keys[i]
+    const column = sortExpression(key)
+    if (bound[i] === null) return key.desc ? `${quote(key.name)} IS NOT NULL` : 'false'
+    const strictly = `${column} ${key.desc ? '<' : '>'} ${bound[i]}`
+    return key.nullable && !key.desc ? `(${strictly} OR ${quote(key.name)} IS NULL)` : strictly
+  }
+  const alternatives = keys.map((_, i) => [...keys.slice(0, i).map((__, j) => equal(j)), beyond(i)].join(' AND '))
+  const first = keys[0]
+  const start =
+    bound[0] === null
+      ? first.desc
+        ? 'true'
+        : `${quote(first.name)} IS NULL`
+      : `${first.nullable && !first.desc ? `(${sortExpression(first)} >= ${bound[0]} OR ${quote(first.name)} IS NULL)` : `${sortExpression(first)} ${first.desc ? '<=' : '>='} ${bound[0]}`}`
+  return `${start} AND (${alternatives.map((alternative) => `(${alternative})`).join(' OR ')})`
+}

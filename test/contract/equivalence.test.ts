@@ -1,0 +1,236 @@
+// The contract written in parts (openapi/src/, bundled into openapi/openapi.yaml) means exactly what the
+// hand-written single file meant before the split (test/contract/reference/openapi-before-split.yaml):
+// per operationId, the dereferenced request body, parameters and responses are the same schemas once
+// compositions are flattened (allOf merged; `unevaluatedProperties: false` over a merged allOf is the
+// `additionalProperties: false` it replaces) and prose (`description`) is set aside. A lost field, a lost
+// `required`, a lost maxLength / pattern / enum, or an object newly open to unknown fields fails it.
+
+import { readFileSync } from 'node:fs'
+import { isDeepStrictEqual } from 'node:util'
+import t from 'tap'
+import { parse } from 'yaml'
+import { listOperations, loadOpenApi, type OpenApiDocument, resolveRef } from '../../src/contract/openapi-document.ts'
+import { createAjv, describeErrors } from '../../src/contract/validation.ts'
+
+type Node = any
+
+const REFERENCE: OpenApiDocument = parse(readFileSync(new URL('./reference/openapi-before-split.yaml', import.meta.url), 'utf8'))
+
+function pointer(document: OpenApiDocument, ref: string): Node {
+  if (!ref.startsWith('#/')) throw new Error(`unsupported $ref ${ref}`)
+  const target = ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((node: Node, key) => node?.[key], document)
+  if (target === undefined) throw new Error(`dangling $ref ${ref}`)
+  return target
+}
+
+/** The node with every `$ref` replaced by its target (siblings of a `$ref` are kept over the target's). */
+function dereference(document: OpenApiDocument, node: Node, seen: string[] = []): Node {
+  if (Array.isArray(node)) return node.map((item) => dereference(document, item, seen))
+  if (!node || typeof node !== 'object') return node
+  const { $ref, ...rest } = node
+  let base: Node = {}
+  if (typeof $ref === 'string') {
+    if (seen.includes($ref)) throw new Error(`recursive $ref ${$ref}`)
+    base = dereference(document, pointer(document, $ref), [...seen, $ref])
+  }
+  const own = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, dereference(document, value, seen)]))
+  return { ...base, ...own }
+}
+
+/**
+ * Two schemas that must both hold, as one: keywords of either (the same keyword twice only with the same
+ * value), properties merged the same way, required united. A pair that cannot be merged stays an allOf
+ * (and so differs from whatever it is compared with).
+ */
+function merge(a: Node, b: Node): Node {
+  if (isDeepStrictEqual(a, b)) return a
+  const merges = new Set(['properties', 'required', 'items'])
+  const conflict = Object.keys(b).some((key) => !merges.has(key) && key in a && !isDeepStrictEqual(a[key], b[key]))
+  // A closed object only merges with a schema that names none of the properties it refuses.
+  const closedTo = (closed: Node, other: Node) =>
+    closed.additionalProperties === false && Object.keys(other.properties ?? {}).some((name) => !(name in (closed.properties ?? {})))
+  if (conflict || closedTo(a, b) || closedTo(b, a)) return { allOf: [a, b] }
+  const merged: Node = { ...a, ...b }
+  if (a.items && b.items) merged.items = merge(a.items, b.items)
+  if (a.properties || b.properties) {
+    merged.properties = { ...a.properties }
+    for (const [name, schema] of Object.entries<Node>(b.properties ?? {}))
+      merged.properties[name] = name in merged.properties ? merge(merged.properties[name], schema) : schema
+  }
+  if (a.required || b.required) merged.required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])].sort()
+  return merged
+}
+
+/** Prose set aside, allOf merged into its parent, required as a set: what a validator would check. */
+function normalise(node: Node): Node {
+  if (Array.isArray(node)) return node.map(normalise)
+  if (!node || typeof node !== 'object') return node
+  const { description: _description, allOf, ...rest } = node
+  const out: Node = {}
+  for (const [key, value] of Object.entries(rest)) {
+    if (key === 'examples' || key.startsWith('x-')) out[key] = value
+    else if (key === 'properties')
+      out[key] = Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, normalise(child)]))
+    else if (key === 'required' && Array.isArray(value)) out[key] = [...new Set(value as string[])].sort()
+    else out[key] = normalise(value)
+  }
+  if (!Array.isArray(allOf)) return out
+  let merged = out
+  for (const part of allOf) {
+    const branch = normalise(part)
+    // additionalProperties inside a branch sees only that branch's properties: never equivalent.
+    if ('additionalProperties' in branch) return { ...out, allOf: allOf.map(normalise) }
+    merged = merge(merged, branch)
+  }
+  if (merged.unevaluatedProperties === false) {
+    delete merged.unevaluatedProperties
+    merged.additionalProperties = false
+  }
+  return merged
+}
+
+/** What an operation accepts and answers, by operationId. */
+function shapes(document: OpenApiDocument): Map<string, Node> {
+  const result = new Map<string, Node>()
+  for (const { operationId, spec } of listOperations(document)) {
+    const operation = dereference(document, spec)
+    result.set(
+      operationId,
+      normalise({
+        parameters: operation.parameters ?? [],
+        security: operation.security,
+        requestBody: operation.requestBody,
+        responses: operation.responses,
+      }),
+    )
+  }
+  return result
+}
+
+/** Differences between two shapes, as `path: before → after` lines (at most `limit`). */
+function differences(before: Node, after: Node, path = '', limit = 20, out: string[] = []): string[] {
+  if (out.length >= limit || isDeepStrictEqual(before, after)) return out
+  if (before && after && typeof before === 'object' && typeof after === 'object' && !Array.isArray(before) && !Array.isArray(after)) {
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)]))
+      differences(before[key], after[key], `${path}/${key}`, limit, out)
+  } else out.push(`${path}: ${JSON.stringify(before)?.slice(0, 120)} → ${JSON.stringify(after)?.slice(0, 120)}`)
+  return out
+}
+
+function compare(before: OpenApiDocument, after: OpenApiDocument): string[] {
+  const old = shapes(before)
+  const current = shapes(after)
+  const problems: string[] = []
+  for (const [operationId, shape] of old) {
+    if (!current.has(operationId)) problems.push(`${operationId}: operation missing`)
+    else problems.push(...differences(shape, current.get(operationId)).map((line) => `${operationId}${line}`))
+  }
+  for (const operationId of current.keys()) if (!old.has(operationId)) problems.push(`${operationId}: new operation`)
+  return problems
+}
+
+const current = loadOpenApi().document
+
+t.test('every operation accepts and answers exactly the schemas it did before the split', async (t) => {
+  t.equal(shapes(current).size, shapes(REFERENCE).size)
+  t.same(compare(REFERENCE, current), [])
+})
+
+t.test('operations keep their ids, paths, summaries, tags, examples and x- extensions', async (t) => {
+  const keep = (document: OpenApiDocument) =>
+    listOperations(document).map(({ operationId, path, spec }) => ({
+      operationId,
+      path,
+      summary: spec.summary,
+      tags: spec.tags,
+      extensions: Object.fromEntries(Object.entries(spec).filter(([key]) => key.startsWith('x-'))),
+      examples: JSON.stringify(spec, (key, value) => (key === 'description' ? undefined : value)).match(/"examples?":\{.*?\}\}/g),
+    }))
+  t.same(keep(current), keep(REFERENCE))
+})
+
+t.test('every component schema name of before the split is still there, with its x- extensions', async (t) => {
+  for (const [name, schema] of Object.entries<Node>(REFERENCE.components.schemas)) {
+    const now = current.components.schemas[name]
+    t.ok(now, `components.schemas.${name}`)
+    const extensions = (node: Node) => Object.fromEntries(Object.entries(node ?? {}).filter(([key]) => key.startsWith('x-')))
+    t.same(extensions(now), extensions(schema), `${name} x- extensions`)
+    for (const [field, property] of Object.entries<Node>(schema.properties ?? {})) {
+      if (Object.keys(extensions(property)).length > 0)
+        t.same(extensions(now?.properties?.[field]), extensions(property), `${name}.${field} x- extensions`)
+    }
+  }
+})
+
+/** Bodies near each documented example: the example, and one change at a time (a field dropped, nulled, too long, of another type, an unknown field), one level deep into arrays of objects. */
+function corpus(examples: Node[]): Node[] {
+  const variants = (value: Node, depth: number): Node[] => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return []
+    const out: Node[] = [{ ...value, unknownField: 1 }]
+    for (const [key, field] of Object.entries<Node>(value)) {
+      const { [key]: _dropped, ...without } = value
+      out.push(without)
+      for (const replacement of [null, 'x'.repeat(5000), '', 12345, -1, 1.5, true, {}, [], '2026-13-45', 'not-a-date'])
+        out.push({ ...value, [key]: replacement })
+      if (depth > 0 && Array.isArray(field) && field.length > 0) {
+        for (const item of variants(field[0], depth - 1)) out.push({ ...value, [key]: [item, ...field.slice(1)] })
+        out.push({ ...value, [key]: ['x'] })
+      }
+    }
+    return out
+  }
+  return [{}, [], 'x', ...examples.flatMap((example) => [example, ...variants(example, 1)])]
+}
+
+t.test('a corpus of requests around every example is accepted or refused as before, with the same messages', async (t) => {
+  const ajvBefore = createAjv()
+  const ajvNow = createAjv()
+  const operations = new Map(listOperations(current).map((operation) => [operation.operationId, operation]))
+  let checked = 0
+  for (const { operationId, spec } of listOperations(REFERENCE)) {
+    const content = resolveRef(REFERENCE, spec.requestBody ?? {}).content?.['application/json']
+    if (!content?.schema) continue
+    const schema = resolveRef(REFERENCE, content.schema)
+    const examples = [...Object.values<Node>(content.examples ?? {}).map((example) => example.value), ...(schema.examples ?? [])]
+    const before = ajvBefore.compile({ ...content.schema, components: REFERENCE.components })
+    const nowSpec = operations.get(operationId)!.spec
+    const now = ajvNow.compile({
+      ...resolveRef(current, nowSpec.requestBody).content['application/json'].schema,
+      components: current.components,
+    })
+    const verdicts: string[] = []
+    for (const body of corpus(examples)) {
+      const expected = before(body) ? 'accepted' : `refused: ${[...describeErrors(before.errors).split('; ')].sort().join('; ')}`
+      const actual = now(body) ? 'accepted' : `refused: ${[...describeErrors(now.errors).split('; ')].sort().join('; ')}`
+      checked++
+      if (actual !== expected) verdicts.push(`${operationId} ${JSON.stringify(body).slice(0, 200)}: ${expected} → ${actual}`)
+    }
+    t.same(verdicts.slice(0, 10), [], `${operationId}: every request of the corpus`)
+  }
+  t.ok(checked > 5000, `${checked} requests checked`)
+})
+
+t.test('the comparison sees what would break a client', async (t) => {
+  const mutated = (mutate: (schemas: Node) => void) => {
+    const copy = structuredClone(current)
+    mutate(copy.components.schemas)
+    return compare(REFERENCE, copy)
+  }
+  const cases: [string, (schemas: Node) => void][] = [
+    ['a lost field', (schemas) => delete schemas.RiskUnit.properties.hazardDep],
+    ['a lost required', (schemas) => (schemas.RiskUnit.required = ['id'])],
+    ['a lost maxLength', (schemas) => delete schemas.RiskUnitPatch.properties.riskUnitName.maxLength],
+    ['a lost pattern', (schemas) => delete schemas.ServerKeptFields.properties.companyCode.pattern],
+    ['a lost enum value', (schemas) => (schemas.RiskUnit.properties.riskLevel.enum = ['1', '2', '3', null])],
+    ['an unknown field accepted', (schemas) => delete schemas.RiskUnit.additionalProperties],
+    ['an unknown field accepted (composed)', (schemas) => delete schemas.RiskUnitRecord.unevaluatedProperties],
+    ['a lost response field', (schemas) => delete schemas.RiskUnitRecord.properties.hazardCode],
+  ]
+  for (const [what, mutate] of cases) t.ok(mutated(mutate).length > 0, `${what} is seen`)
+})
+
+t.end()

@@ -1,0 +1,122 @@
+// Unit tier (no database): the cross-field rules of domain/FIELDS.md, the state machines and the
+// merged check of an update, as pure functions.
+import t from 'tap'
+import { loadOpenApi } from '../../src/contract/openapi-document.ts'
+import {
+  classifyPrefix,
+  endAfterStart,
+  passNotAboveParticipants,
+  requiredWhen,
+  thresholdOrder,
+  workLevelForType,
+} from '../../src/domain/cross-field-rules.ts'
+import { checkRecord, checkUpdate, needsMergedCheck, rulesOf } from '../../src/domain/resource-rules.ts'
+import { checkTransition } from '../../src/domain/state-machine.ts'
+import { BusinessError, Code } from '../../src/errors.ts'
+import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
+
+const registry = new ResourceRegistry(loadOpenApi().document)
+
+function refusal(fn: () => void): BusinessError | undefined {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof BusinessError) return error
+    throw error
+  }
+  return undefined
+}
+
+t.test('endAfterStart: end strictly after start, when both are set', async (t) => {
+  const rule = endAfterStart('from', 'to')
+  t.same(rule.fields, ['from', 'to'])
+  t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T10:00:01+08:00' }), undefined)
+  t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T10:00:00+08:00' }), 'to: must be after from')
+  t.equal(
+    rule.check({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T02:00:00Z' }),
+    'to: must be after from',
+    'instants compare across offsets',
+  )
+  t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: null }), undefined)
+  t.equal(rule.check({ to: '2026-11-21T10:00:00+08:00' }), undefined)
+})
+
+t.test('thresholdOrder: the set thresholds in order, unset ones skipped', async (t) => {
+  const rule = thresholdOrder(['min', 'low', 'high', 'max'])
+  t.equal(rule.check({ min: 0, low: 1, high: 2, max: 3 }), undefined)
+  t.equal(rule.check({ min: 0, high: 2, max: 3 }), undefined)
+  t.equal(rule.check({ min: 0, low: 1, high: 1, max: 3 }), undefined, 'equal neighbours are in order')
+  t.equal(rule.check({ min: 0, low: 5, max: 3 }), 'low, max: low (5) must not be greater than max (3)')
+  t.equal(rule.check({ min: 4, high: 2 }), 'min, high: min (4) must not be greater than high (2)')
+})
+
+t.test('requiredWhen: the fields that are missing, named, only when the condition holds', async (t) => {
+  const rule = requiredWhen(['a', 'b'], 'kind is x', ['kind'], (record) => record.kind === 'x')
+  t.same(rule.fields, ['kind', 'a', 'b'])
+  t.equal(rule.check({ kind: 'y' }), undefined)
+  t.equal(rule.check({ kind: 'x', a: 1, b: 2 }), undefined)
+  t.equal(rule.check({ kind: 'x', a: 1, b: '' }), 'b: required when kind is x', 'an empty string is not set')
+  t.equal(rule.check({ kind: 'x' }), 'a, b: required when kind is x')
+})
+
+t.test('classifyPrefix, workLevelForType, passNotAboveParticipants', async (t) => {
+  t.equal(classifyPrefix.check({ classify1: '2', classify2: '2-3' }), undefined)
+  t.equal(classifyPrefix.check({ classify1: '2' }), undefined)
+  t.match(classifyPrefix.check({ classify1: '1', classify2: '2-1' }), /^classify1, classify2: the prefix of classify2 \(2-1\)/)
+  t.match(classifyPrefix.check({ classify2: '2-1' }), /\(not set\)$/)
+  t.equal(workLevelForType.check({ workType: '1', workLevel: '3' }), undefined)
+  t.equal(workLevelForType.check({ workType: '4', workLevel: '4' }), undefined)
+  t.equal(workLevelForType.check({ workType: '2' }), undefined)
+  t.match(workLevelForType.check({ workType: '1', workLevel: '4' }), /must be one of 1, 2, 3$/)
+  t.match(workLevelForType.check({ workType: '2', workLevel: '1' }), /only for hot work/)
+  t.equal(passNotAboveParticipants.check({ passCount: 3, participantCount: 3 }), undefined)
+  t.match(passNotAboveParticipants.check({ passCount: 4, participantCount: 3 }), /passCount must not exceed participantCount/)
+})
+
+t.test('the rules of each resource: 1002 with the message of the first broken rule', async (t) => {
+  const ticket = registry.get('ticketBaseInfo')
+  t.equal(rulesOf(ticket).length, 3)
+  t.equal(rulesOf(registry.get('riskUnit')).length, 0)
+  const error = refusal(() => checkRecord(ticket, { planStartTime: '2026-11-21T10:00:00+08:00', planEndTime: '2026-11-20T10:00:00+08:00' }))
+  t.equal(error?.code, Code.badParameter)
+  t.equal(error?.message, 'planEndTime: must be after planStartTime')
+  t.equal(
+    refusal(() => checkRecord(ticket, { isContractorWork: '0' })),
+    undefined,
+  )
+})
+
+t.test('state machines: listed moves pass, the same state is no move, others are 1011', async (t) => {
+  const machine = { field: 'status', transitions: { a: ['b'], b: ['c', 'a'], c: [] } }
+  t.equal(
+    refusal(() => checkTransition(machine, { status: 'a' }, { status: 'b' })),
+    undefined,
+  )
+  t.equal(
+    refusal(() => checkTransition(machine, { status: 'c' }, { status: 'c' })),
+    undefined,
+  )
+  t.equal(
+    refusal(() => checkTransition(machine, { status: 'c' }, { other: 1 })),
+    undefined,
+    'a change without the field is no move',
+  )
+  const error = refusal(() => checkTransition(machine, { status: 'c' }, { status: 'a' }))
+  t.equal(error?.code, Code.illegalTransition)
+  t.equal(error?.message, 'status: illegal transition c -> a')
+  t.equal(refusal(() => checkTransition(machine, { status: 'z' }, { status: 'a' }))?.code, Code.illegalTransition, 'from an unknown state')
+})
+
+t.test('an update is checked merged when it touches a rule or the state machine', async (t) => {
+  const info = registry.get('troubleshootInfo')
+  t.ok(needsMergedCheck(info, { dangerState: '1' }), 'the state machine field')
+  t.ok(needsMergedCheck(info, { checkAcceptPerson: 'x' }), 'a field a rule reads')
+  t.notOk(needsMergedCheck(info, { id: 'x' }))
+  const stored = { dangerState: '1', checkAcceptPerson: null, checkAcceptTime: null }
+  t.equal(refusal(() => checkUpdate(info, stored, { dangerState: '9' }))?.code, Code.badParameter, 'the merged record breaks a rule')
+  t.equal(refusal(() => checkUpdate(info, { ...stored, dangerState: '9' }, { dangerState: '0' }))?.code, Code.illegalTransition)
+  t.equal(
+    refusal(() => checkUpdate(info, stored, { dangerState: '0' })),
+    undefined,
+  )
+})

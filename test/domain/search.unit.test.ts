@@ -1,0 +1,93 @@
+// Unit tier (no database): search requests made valid for the store, or refused with 1002 naming
+// what is wrong, in the order the service checks them (orderBy, cursor, conditions).
+import t from 'tap'
+import { loadOpenApi } from '../../src/contract/openapi-document.ts'
+import { type SearchRequest, validSearch } from '../../src/domain/search.ts'
+import { BusinessError, Code } from '../../src/errors.ts'
+import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
+import { encodeCursor } from '../../src/store/cursor.ts'
+
+const registry = new ResourceRegistry(loadOpenApi().document)
+const equip = registry.get('monitorEquip')
+
+function refused(request: SearchRequest): string {
+  try {
+    validSearch(equip, request)
+  } catch (error) {
+    if (error instanceof BusinessError && error.code === Code.badParameter) return error.message
+    throw error
+  }
+  throw new Error('not refused')
+}
+
+t.test('defaults, the tie-breakers and the conditions with their fields', async (t) => {
+  const query = validSearch(equip, {
+    conditions: [
+      { field: 'monitorCode', op: 'like', value: 'M-' },
+      { field: 'longitude', op: 'gte', value: 113.5 },
+    ],
+    orderBy: [{ field: 'monitorCode', direction: 'desc' }],
+  })
+  t.equal(query.pageNum, 1)
+  t.equal(query.pageSize, 20)
+  t.same(
+    query.keys.map((key) => [key.name, key.desc]),
+    [
+      ['monitorCode', true],
+      ['updateTime', true],
+      ['id', false],
+    ],
+  )
+  t.same(
+    query.conditions.map((condition) => [condition.op, condition.field.name, condition.field.kind, condition.value]),
+    [
+      ['like', 'monitorCode', 'string', 'M-'],
+      ['gte', 'longitude', 'number', 113.5],
+    ],
+  )
+  t.equal(query.cursor, undefined)
+  t.same(validSearch(equip, { conditions: [{ field: 'updateTime', op: 'isNull', value: false }] }).conditions[0].field, {
+    name: 'updateTime',
+    kind: 'instant',
+  })
+})
+
+t.test('refusals name the place and the rule', async (t) => {
+  t.equal(refused({ orderBy: [{ field: 'nope' }] }), 'orderBy.field: unknown field nope')
+  t.equal(refused({ conditions: [{ field: 'nope', op: 'eq', value: 1 }] }), 'conditions[0].field: unknown field nope')
+  t.equal(refused({ conditions: [{ field: 'monitorCode', op: 'between', value: 1 }] }), 'conditions[0].op: unknown operator between')
+  t.equal(
+    refused({ conditions: [{ field: 'longitude', op: 'like', value: '1' }] }),
+    'conditions[0].op: like applies to text fields only, not longitude',
+  )
+  t.equal(refused({ conditions: [{ field: 'monitorCode', op: 'like', value: 1 }] }), 'conditions[0].value: must be a string for like')
+  t.equal(
+    refused({ conditions: [{ field: 'monitorCode', op: 'isNull', value: 'yes' }] }),
+    'conditions[0].value: must be true or false for isNull',
+  )
+  t.equal(
+    refused({ conditions: [{ field: 'monitorCode', op: 'in', value: [] }] }),
+    'conditions[0].value: must be an array of 1 to 500 values for in',
+  )
+  t.equal(
+    refused({ conditions: [{ field: 'longitude', op: 'in', value: [1, 'x'] }] }),
+    'conditions[0].value[1]: must be a number for longitude',
+  )
+  t.equal(
+    refused({ conditions: [{ field: 'createTime', op: 'gt', value: '2026-11-21 10:00' }] }),
+    'conditions[0].value: must be an ISO 8601 instant with offset for createTime',
+  )
+  t.equal(
+    refused({ conditions: [{ field: 'longitude', op: 'eq', value: Number.NaN }] }),
+    'conditions[0].value: must be a number for longitude',
+  )
+})
+
+t.test('a cursor must fit the order it is sent with, and is checked before the conditions', async (t) => {
+  const fitting = encodeCursor(['2026-11-21T02:00:00.000Z', 'E-1'])
+  t.same(validSearch(equip, { after: fitting }).cursor, ['2026-11-21T02:00:00.000Z', 'E-1'])
+  t.match(refused({ after: 'not a cursor' }), /^after: not a cursor of this query/)
+  t.match(refused({ after: fitting, orderBy: [{ field: 'monitorCode' }] }), /^after:/, 'three keys, two values')
+  t.match(refused({ after: 'x', conditions: [{ field: 'nope', op: 'eq' }] }), /^after:/)
+  t.match(refused({ after: 'x', orderBy: [{ field: 'nope' }] }), /^orderBy/)
+})

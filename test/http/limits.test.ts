@@ -1,0 +1,261 @@
+// Issue 9, bounded everything: per-operation body limits (413/1010 before parsing), request, header
+// and keep-alive timeouts, a statement and a connection timeout on the database (503/4001 in
+// bounded time), and /metrics and /health/ready that cannot be used to load the database.
+import net from 'node:net'
+import t from 'tap'
+import { type App, buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { loadOpenApi, listOperations } from '../../src/contract/openapi-document.ts'
+import { BODY_LIMITS, effectiveBodyLimit, operationPolicies } from '../../src/http/operation-policy.ts'
+import { cachedRead } from '../../src/store/cached-read.ts'
+import { openDatabase } from '../../src/store/database.ts'
+import { record } from '../helpers/fixtures.ts'
+import { ADMIN_PASSWORD, freshDatabase, startService } from '../helpers/service.ts'
+
+const service = await startService(t, { env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '500' } })
+const token = await service.login()
+const refreshToken = (await service.call('/system/login', { userName: 'admin', password: ADMIN_PASSWORD })).body.data.refresh_token
+const { document } = loadOpenApi()
+const policies = operationPolicies(document)
+
+const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+    body,
+  })
+  return { status: response.status, body: (await response.json()) as { code: number } }
+}
+
+t.test('every operation has a body limit of its kind, as the document tables them', async (t) => {
+  for (const { operationId, path, spec } of listOperations(document)) {
+    const limit = effectiveBodyLimit(policies.get(operationId)!, 32 * 1024 * 1024)
+    const expected =
+      spec['x-body-limit'] ??
+      (spec['x-action'] === 'addBatch'
+        ? 32 * 1024 * 1024
+        : operationId === 'systemSyncRetry'
+          ? BODY_LIMITS.syncRetry
+          : path.startsWith('/system/')
+            ? BODY_LIMITS.system
+            : BODY_LIMITS.oneRecord)
+    t.equal(limit, expected, operationId)
+  }
+  t.equal(effectiveBodyLimit(policies.get('systemLogin')!, 32 * 1024 * 1024), 4096, 'login: 4 KiB')
+  t.equal(effectiveBodyLimit(policies.get('preventRiskUnitAddBatch')!, 1_000_000), 1_000_000, 'batches: BODY_LIMIT')
+  t.equal(effectiveBodyLimit(policies.get('preventRiskUnitAdd')!, 100_000), 100_000, 'BODY_LIMIT caps the others')
+  t.match(document.info.description, /\| `add-batch` \| 32 MiB/, 'the table is in the document')
+})
+
+t.test('a body over its operation limit is 413/1010 before it is parsed (not even JSON)', async (t) => {
+  const junk = (bytes: number) => '{' + 'x'.repeat(bytes - 1)
+  const cases: [string, number, Record<string, string>?][] = [
+    ['/system/login', 4097, { authorization: '' }],
+    ['/system/logout', 4097],
+    ['/system/refresh', 4097, { authorization: `Bearer ${refreshToken}` }],
+    ['/system/user/add', 4097],
+    ['/system/sync/status', 4097],
+    ['/system/sync/retry', 65537],
+    ['/prevent/riskUnit/add', 256 * 1024 + 1],
+    ['/prevent/riskUnit/search', 256 * 1024 + 1],
+  ]
+  for (const [path, bytes, headers] of cases) {
+    const reply = await post(path, junk(bytes), headers)
+    t.same([reply.status, reply.body.code], [413, 1010], `${path}: ${bytes} bytes`)
+  }
+  const justUnder = await post('/system/login', JSON.stringify({ userName: 'admin', password: 'p'.repeat(4000) }), { authorization: '' })
+  t.not(justUnder.status, 413, 'login under 4 KiB is read (and refused for its schema)')
+  const batch = Array.from({ length: 500 }, (_, i) => record('riskUnit', `RU-LIMIT-${i}`, { riskUnitName: 'n'.repeat(1000) }))
+  const large = await post('/prevent/riskUnit/add-batch', JSON.stringify({ list: batch }))
+  t.ok(JSON.stringify({ list: batch }).length > 256 * 1024, 'the batch is larger than one record may be')
+  t.same([large.status, large.body.code], [200, 0], 'a batch keeps the large limit')
+})
+
+/** A raw connection: sends `text`, then reports what the server answered and when it closed. */
+function rawConnection(text: string): Promise<{ answer: string; closedAfterMs: number }> {
+  const { port } = new URL(service.url)
+  const started = Date.now()
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(text))
+    let answer = ''
+    socket.on('data', (chunk) => (answer += chunk))
+    socket.on('error', reject)
+    socket.on('close', () => resolve({ answer, closedAfterMs: Date.now() - started }))
+  })
+}
+
+t.test('a client that never finishes its headers is cut off (HEADERS_TIMEOUT_MS)', async (t) => {
+  const { answer, closedAfterMs } = await rawConnection('POST /system/login HTTP/1.1\r\nHost: x\r\n')
+  t.match(answer, /^HTTP\/1\.1 408/)
+  t.ok(closedAfterMs < 5000, `closed after ${closedAfterMs} ms`)
+})
+
+t.test('a client that never finishes its body is cut off (REQUEST_TIMEOUT_MS)', async (t) => {
+  const { answer, closedAfterMs } = await rawConnection(
+    'POST /system/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"userName":',
+  )
+  t.match(answer, /^HTTP\/1\.1 408/)
+  t.ok(closedAfterMs < 6000, `closed after ${closedAfterMs} ms`)
+})
+
+t.test('an idle keep-alive connection is closed (KEEP_ALIVE_TIMEOUT_MS)', async (t) => {
+  const { answer, closedAfterMs } = await rawConnection('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n')
+  t.match(answer, /^HTTP\/1\.1 200/)
+  t.ok(closedAfterMs < 3000, `closed after ${closedAfterMs} ms`)
+})
+
+/** A proxy in front of PostgreSQL that can go silent: it keeps connections open and forwards nothing. */
+async function silentProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl)
+  let silent = false
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((client) => {
+    sockets.add(client)
+    client.on('close', () => sockets.delete(client))
+    client.on('error', () => {})
+    if (silent) return // accepted, never answered
+    const upstream = net.connect(Number(target.port || 5432), target.hostname)
+    sockets.add(upstream)
+    upstream.on('error', () => client.destroy())
+    client.on('close', () => upstream.destroy())
+    client.on('data', (chunk) => silent || upstream.write(chunk))
+    upstream.on('data', (chunk) => silent || client.write(chunk))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = new URL(databaseUrl)
+  url.hostname = '127.0.0.1'
+  url.port = String((server.address() as net.AddressInfo).port)
+  return {
+    url: url.toString(),
+    silence: () => (silent = true),
+    speak: () => (silent = false),
+    dropAll: () => sockets.forEach((socket) => socket.destroy()),
+    close: () => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
+  }
+}
+
+async function appOn(
+  t: { teardown(fn: () => unknown): void },
+  databaseUrl: string,
+  options: { statementTimeoutMs: number; connectTimeoutMs: number },
+) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, ADMIN_PASSWORD, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000' })
+  const database = openDatabase(databaseUrl, { max: 4, ...options })
+  const app: App = await buildApp({ config, database, logger: false })
+  const url = await app.fastify.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(async () => {
+    await app.close()
+    await database.close()
+  })
+  const call = async (path: string, body: unknown, bearer?: string) => {
+    const started = Date.now()
+    const response = await fetch(url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(bearer && { authorization: `Bearer ${bearer}` }) },
+      body: JSON.stringify(body),
+    })
+    return { status: response.status, body: (await response.json()) as { code: number; msg: string }, ms: Date.now() - started }
+  }
+  const login = async () => (await call('/system/login', { userName: 'admin', password: ADMIN_PASSWORD })).body as any
+  return { app, database, url, call, token: (await login()).data.token as string }
+}
+
+/** Waits for a condition (checked every 10 ms, for at most 5 s). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 10))) {
+    if (Date.now() - started > 5000) throw new Error(`timed out waiting: ${what}`)
+  }
+}
+
+t.test('a statement running past DB_STATEMENT_TIMEOUT_MS is cancelled: 503/4001, promptly', async (t) => {
+  const databaseUrl = await freshDatabase(t)
+  const { call, token, database } = await appOn(t, databaseUrl, { statementTimeoutMs: 500, connectTimeoutMs: 1000 })
+  const locker = await database.pool.connect()
+  t.teardown(() => locker.release())
+  await locker.query('BEGIN')
+  await locker.query('SET LOCAL statement_timeout = 0')
+  await locker.query('LOCK TABLE risk_unit IN ACCESS EXCLUSIVE MODE')
+  const reply = await call('/prevent/riskUnit/list', {}, token)
+  await locker.query('ROLLBACK')
+  t.same([reply.status, reply.body.code], [503, 4001])
+  t.ok(reply.ms < 3000, `answered after ${reply.ms} ms`)
+  t.equal((await call('/prevent/riskUnit/list', {}, token)).body.code, 0, 'answers again once the lock is gone')
+})
+
+t.test('a database gone silent, or not answering new connections: 503/4001 within bounded time', async (t) => {
+  const databaseUrl = await freshDatabase(t)
+  const proxy = await silentProxy(databaseUrl)
+  t.teardown(() => proxy.close())
+  const { call, token, database } = await appOn(t, proxy.url, { statementTimeoutMs: 500, connectTimeoutMs: 500 })
+  t.equal((await call('/prevent/riskUnit/list', {}, token)).body.code, 0)
+
+  proxy.silence()
+  const hung = await call('/prevent/riskUnit/list', {}, token)
+  t.same([hung.status, hung.body.code], [503, 4001], 'mid-connection silence')
+  t.ok(hung.ms < 4000, `answered after ${hung.ms} ms`)
+
+  proxy.dropAll()
+  await until(() => database.pool.totalCount === 0, 'the pool saw its connections dropped')
+  const unreachable = await call('/prevent/riskUnit/add', record('riskUnit', 'RU-NEVER'), token)
+  t.same([unreachable.status, unreachable.body.code], [503, 4001], 'new connections never answered')
+  t.ok(unreachable.ms < 4000, `answered after ${unreachable.ms} ms`)
+
+  proxy.speak()
+  proxy.dropAll()
+  let code = -2
+  for (let attempt = 0; attempt < 20 && code !== 0; attempt++) code = (await call('/prevent/riskUnit/list', {}, token)).body.code
+  t.equal(code, 0, 'answers again once the database speaks')
+})
+
+t.test('/health/ready and /metrics: one database read at a time, kept a second', async (t) => {
+  const counted = { queries: 0 }
+  const pool = service.database.pool
+  const query = pool.query.bind(pool)
+  pool.query = ((...args: Parameters<typeof pool.query>) => (counted.queries++, query(...args))) as typeof pool.query
+  t.teardown(() => void (pool.query = query as typeof pool.query))
+  await new Promise((resolve) => setTimeout(resolve, 1100)) // past what earlier tests kept
+  for (const path of ['/health/ready', '/metrics']) {
+    counted.queries = 0
+    const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${service.url}${path}`).then((r) => r.status)))
+    t.same(new Set(answers), new Set([200]), path)
+    const burst = counted.queries
+    t.ok(burst > 0 && burst <= 3, `${path}: 50 concurrent calls made ${burst} database reads`)
+    counted.queries = 0
+    for (let i = 0; i < 20; i++) await fetch(`${service.url}${path}`).then((r) => r.arrayBuffer())
+    t.equal(counted.queries, 0, `${path}: 20 more within the second read nothing`)
+  }
+})
+
+t.test('cachedRead: shared while in flight, kept for its ttl, failures not kept', async (t) => {
+  let now = 0
+  let reads = 0
+  let fail = false
+  const read = cachedRead(
+    async () => {
+      reads++
+      if (fail) throw new Error('down')
+      return reads
+    },
+    1000,
+    () => now,
+  )
+  t.same(await Promise.all([read(), read(), read()]), [1, 1, 1])
+  now = 999
+  t.equal(await read(), 1)
+  now = 1000
+  t.equal(await read(), 2)
+  now = 5000
+  fail = true
+  await t.rejects(read())
+  fail = false
+  t.equal(await read(), 4, 'a failure is retried at once')
+})
+
+t.test('timeouts are validated', async (t) => {
+  const base = { DATABASE_URL: 'postgresql://localhost/x' }
+  t.throws(() => loadConfig({ ...base, HEADERS_TIMEOUT_MS: '70000' }), /HEADERS_TIMEOUT_MS/)
+  t.throws(() => loadConfig({ ...base, DB_CONNECT_TIMEOUT_MS: '0' }), /DB_CONNECT_TIMEOUT_MS/)
+  t.match(loadConfig(base), { requestTimeoutMs: 60000, headersTimeoutMs: 10000, dbStatementTimeoutMs: 15000, dbConnectTimeoutMs: 5000 })
+})
+
+t.end()

@@ -1,0 +1,74 @@
+// A start that cannot proceed prints one line naming the cause and the fix, never a stack trace,
+// and exits 1: the wording (src/start-failure.ts), and the service itself (node src/main.ts).
+import { execFile } from 'node:child_process'
+import net from 'node:net'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { freePort } from '../scripts/dev/ports.ts'
+import { describeStartFailure } from '../src/start-failure.ts'
+import { freshDatabase } from './helpers/service.ts'
+
+const where = { port: 3000, host: '0.0.0.0', databaseUrl: 'postgresql://app:secret@db.example:5433/safety' }
+const coded = (code: string, message = code, extra: object = {}) => Object.assign(new Error(message), { code, ...extra })
+
+t.test('each known cause has its line: the cause, then the fix', async (t) => {
+  const cases: [unknown, RegExp][] = [
+    [
+      coded('EADDRINUSE', 'listen EADDRINUSE', { syscall: 'listen' }),
+      /^cannot start: port 3000 is already in use .*: .*set PORT to a free port$/,
+    ],
+    [coded('EACCES', 'listen EACCES', { syscall: 'listen' }), /^cannot start: not allowed to listen on port 3000 .*: set PORT/],
+    [coded('EADDRNOTAVAIL', 'listen', { syscall: 'listen' }), /^cannot start: HOST 0\.0\.0\.0 is not an address .*: set HOST/],
+    [coded('ECONNREFUSED'), /^cannot start: the database at db\.example:5433\/safety is unreachable \(ECONNREFUSED\): .*DATABASE_URL/],
+    [new Error('timeout exceeded when trying to connect'), /^cannot start: the database at db\.example:5433\/safety is unreachable/],
+    [coded('ENOTFOUND'), /^cannot start: the database host in DATABASE_URL \(db\.example:5433\/safety\) is unknown .*: correct the host/],
+    [
+      coded('28P01', 'password authentication failed for user "app"'),
+      /refused the login .*: correct the user and password in DATABASE_URL$/,
+    ],
+    [coded('3D000', 'database "safety" does not exist'), /does not exist .*: create it \(createdb\), or correct the name in DATABASE_URL$/],
+    [coded('57P03', 'the database system is starting up'), /does not accept connections now .*: start again once it does$/],
+    // The cause may sit deeper: wrapped, or one of several (a host with two addresses).
+    [new Error('migration failed', { cause: coded('ECONNREFUSED') }), /is unreachable \(ECONNREFUSED\)/],
+    [new AggregateError([coded('ECONNREFUSED')], 'connect'), /is unreachable \(ECONNREFUSED\)/],
+    [new Error('something\n  unexpected'), /^cannot start: something unexpected \(run with LOG_LEVEL=debug to see where\)$/],
+  ]
+  for (const [error, expected] of cases) {
+    const line = describeStartFailure(error, where)
+    t.match(line, expected, line)
+    t.notMatch(line, /\n|secret/, 'one line, no password')
+  }
+})
+
+const run = promisify(execFile)
+
+/** node src/main.ts with env; its exit code and the lines it wrote to stderr. */
+async function startService(env: Record<string, string>): Promise<{ code: number; lines: string[] }> {
+  const environment = { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }
+  const result = await run(process.execPath, ['src/main.ts'], { env: environment, timeout: 60_000 }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => error,
+  )
+  return { code: result.code, lines: result.stderr.trim().split('\n') }
+}
+
+t.test('the service on a port already taken: one line, exit code 1', async (t) => {
+  const blocker = net.createServer()
+  const port = await freePort()
+  await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => blocker.close(resolve)))
+  const { code, lines } = await startService({ DATABASE_URL: await freshDatabase(t), PORT: String(port) })
+  t.equal(code, 1)
+  t.same(lines, [
+    `cannot start: port ${port} is already in use (on 127.0.0.1): stop the process listening on it, or set PORT to a free port`,
+  ])
+})
+
+t.test('the service with its database unreachable: one line, exit code 1', async (t) => {
+  const dbPort = await freePort() // nothing listens there
+  const { code, lines } = await startService({ DATABASE_URL: `postgresql://postgres:pw@127.0.0.1:${dbPort}/x`, PORT: '0' })
+  t.equal(code, 1)
+  t.same(lines, [
+    `cannot start: the database at 127.0.0.1:${dbPort}/x is unreachable (ECONNREFUSED): start PostgreSQL there, or set DATABASE_URL to a reachable server`,
+  ])
+})

@@ -1,0 +1,99 @@
+// Unit tier (no database): the SQL the store builds for a valid search, its bound values, and the
+// table that tells database refusals apart by constraint name.
+import t from 'tap'
+import { loadOpenApi } from '../../src/contract/openapi-document.ts'
+import { validSearch } from '../../src/domain/search.ts'
+import { BusinessError, Code } from '../../src/errors.ts'
+import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
+import { constraintName, refusalsByConstraint, translateRefusal } from '../../src/store/constraints.ts'
+import { decodeCursor, encodeCursor } from '../../src/store/cursor.ts'
+import { EXACT_TOTAL_LIMIT, ResourceTable } from '../../src/store/resource-sql.ts'
+
+const registry = new ResourceRegistry(loadOpenApi().document)
+const unit = registry.get('riskUnit')
+const table = new ResourceTable(unit)
+
+t.test('a search: conditions as bound parameters, a bounded total, the order with its tie-breakers', async (t) => {
+  const query = validSearch(unit, {
+    pageNum: 3,
+    pageSize: 10,
+    conditions: [
+      { field: 'riskUnitName', op: 'like', value: '50%_off' },
+      { field: 'id', op: 'in', value: ['a', 'b'] },
+      { field: 'riskUnitName', op: 'gt', value: 'm' },
+      { field: 'createTime', op: 'isNull', value: false },
+    ],
+    orderBy: [{ field: 'riskUnitName', direction: 'asc' }],
+  })
+  const [sql, values] = table.page(query)
+  t.match(sql, /^SELECT "id", /)
+  t.match(
+    sql,
+    /FROM "risk_unit" WHERE live AND "riskUnitName" LIKE \$1 AND "id" = ANY\(\$2::text\[\]\) AND "riskUnitName" COLLATE "C" > \$3::text AND "createTime" IS NOT NULL /,
+  )
+  t.match(sql, new RegExp(`LIMIT ${EXACT_TOTAL_LIMIT + 1}\\) AS matching\\) AS "__total"`))
+  t.match(sql, /ORDER BY "riskUnitName" COLLATE "C" ASC, "updateTime" DESC, "id" ASC LIMIT \$4 OFFSET \$5$/)
+  t.same(values, ['%50\\%\\_off%', ['a', 'b'], 'm', 10, 20], 'like escapes % and _; the offset is (pageNum - 1) * pageSize')
+})
+
+t.test('equality keeps the column collation (its indexes apply); a cursor replaces the offset', async (t) => {
+  const keys = validSearch(unit, {}).keys
+  const cursor = encodeCursor([new Date('2026-11-21T02:00:00Z'), 'RU-9'])
+  const query = validSearch(unit, { after: cursor, conditions: [{ field: 'riskUnitName', op: 'eq', value: 'x' }] })
+  t.same(query.keys, keys)
+  const [sql, values] = table.page(query)
+  t.match(sql, /"riskUnitName" = \$1::text/)
+  t.match(
+    sql,
+    /"updateTime" <= \$2::timestamptz AND \(\("updateTime" < \$2::timestamptz\) OR \("updateTime" = \$2::timestamptz AND "id" > \$3::text\)\)/,
+  )
+  t.notMatch(sql, /OFFSET/)
+  t.same(values, ['x', '2026-11-21T02:00:00.000Z', 'RU-9', 20])
+})
+
+t.test('a cursor holds the sort values, and fits only keys of its kinds', async (t) => {
+  const keys = validSearch(unit, {}).keys
+  t.same(decodeCursor(encodeCursor(['2026-11-21T02:00:00.000Z', 'RU-1']), keys), ['2026-11-21T02:00:00.000Z', 'RU-1'])
+  t.throws(() => decodeCursor(encodeCursor([null, 'RU-1']), keys), { code: Code.badParameter }, 'updateTime is never null')
+  t.throws(() => decodeCursor(encodeCursor(['2026-11-21T02:00:00.000Z', 1]), keys), { code: Code.badParameter })
+  t.throws(() => decodeCursor('%%%', keys), { code: Code.badParameter })
+})
+
+t.test('an update changes only what differs, under an expected version when asked', async (t) => {
+  const [sql, values] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin', 4)
+  t.match(sql, /SET "riskUnitName" = \$3, "updateTime" = now\(\), "updateBy" = \$2/)
+  t.match(sql, /WHERE id = \$1 AND live AND \("riskUnitName" IS DISTINCT FROM \$3\) AND version = \$4/)
+  t.same(values, ['RU-1', 'admin', 'n', 4])
+})
+
+t.test('refusals by constraint name: references and unique fields of the registry', async (t) => {
+  const refusals = refusalsByConstraint(registry.all)
+  const events = registry.get('riskEvents')
+  const reference = refusals.get(constraintName('risk_events', 'riskUnitId', 'ref'))
+  t.equal(reference?.kind, 'reference')
+  t.equal(refusals.get('monitor_equip_monitorCode_unique')?.kind, 'unique')
+  t.equal(refusals.get('ticket_base_info_ticketNo_unique')?.kind, 'unique')
+  const foreignKey = { code: '23503', constraint: 'risk_events_riskUnitId_ref' }
+  const missing = translateRefusal(refusals, events, foreignKey, { id: 'RE-1', riskUnitId: 'RU-404' })
+  t.ok(missing instanceof BusinessError && missing.code === Code.missingReference)
+  t.equal((missing as BusinessError).message, 'riskUnitId: referenced riskUnit RU-404 does not exist')
+  const held = translateRefusal(refusals, unit, foreignKey, { id: 'RU-1' })
+  t.equal((held as BusinessError).code, Code.stillReferenced)
+  t.equal((held as BusinessError).message, 'riskUnit RU-1 is still referenced by riskEvents.riskUnitId')
+  const unique = translateRefusal(
+    refusals,
+    registry.get('monitorEquip'),
+    { code: '23505', constraint: 'monitor_equip_monitorCode_unique' },
+    {},
+  )
+  t.equal((unique as BusinessError).message, 'monitorCode already exists')
+  const unknown = { code: '23505', constraint: 'something_else' }
+  t.equal(translateRefusal(refusals, unit, unknown, {}), unknown, 'an unknown constraint stays the error it was')
+  // Every other SQLSTATE as database-errors.ts classifies it: the caller's value is its 1002, the
+  // database out of reach stays the error it was (answered 4001 and logged by the envelope).
+  const outOfRange = translateRefusal(refusals, unit, { code: '22003', severity: 'ERROR' }, {})
+  t.ok(outOfRange instanceof BusinessError && outOfRange.code === Code.badParameter)
+  t.equal((outOfRange as BusinessError).message, 'a number is out of range')
+  const gone = { code: '57P01', severity: 'FATAL' }
+  t.equal(translateRefusal(refusals, unit, gone, {}), gone, 'the database unavailable stays the error it was')
+})
