@@ -21,6 +21,8 @@ import operations from './http/plugins/operations.ts'
 import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
 import securityHeaders from './http/plugins/security-headers.ts'
+import { AttachmentOperations } from './operations/attachment-operations.ts'
+import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
@@ -28,7 +30,9 @@ import type { ParkPush } from './park/park-push.ts'
 import { parkPush } from './park/park-wiring.ts'
 import { registerPushMetrics } from './park/push-metrics.ts'
 import { ResourceRegistry } from './resources/resource-registry.ts'
+import { AttachmentStore } from './store/attachment-store.ts'
 import type { Database } from './store/database.ts'
+import { HistoryStore } from './store/history-store.ts'
 import { instantFormatter } from './store/instant-format.ts'
 import { migrate } from './store/migrate.ts'
 import { ResourceStore } from './store/resource-store.ts'
@@ -135,13 +139,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool, store })
-  const push = parkPush(config, sync, registry, app.log)
+  const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
+  const push = parkPush(config, sync, attachmentStore, registry, app.log)
   const wakePush = () => push?.wake()
-  const resources = new ResourceOperations({ store, ajv, document, registry, log: app.log })
+  const history = new HistoryStore({ pool, format })
+  const resources = new ResourceOperations({ store, history, ajv, document, registry, log: app.log })
+  const attachments = new AttachmentOperations({ store: attachmentStore, maxBytes: config.attachmentMaxBytes })
   const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
-  await app.register(operations, { document, ajv, handlers, policies, bodyLimit: config.bodyLimit })
+  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  await app.register(operations, {
+    document,
+    ajv,
+    handlers,
+    policies,
+    bodyLimit: config.bodyLimit,
+    attachmentBodyLimit: attachmentBodyLimit(config),
+  })
+  const retention = historyRetention(config, history, app.log)
   await app.register(health, { pool, push })
   await app.register(metrics, { pool })
   registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
@@ -149,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
   await app.ready()
   await push?.start()
+  await retention?.start()
   return {
     fastify: app,
     generatedAdminPassword,
@@ -157,7 +173,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
       // In-flight requests finish first, then the push in progress, then the database listeners.
       await app.close()
       await push?.stop()
+      await retention?.stop()
       await authState.close()
     },
   }
+}
+
+/** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */
+function attachmentBodyLimit(config: Config): number {
+  return Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024
 }

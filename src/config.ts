@@ -33,10 +33,16 @@ export interface Config {
   redisUrl: string | undefined
   /** Browser origins allowed to call (CORS); empty: CORS off. */
   corsOrigins: string[]
+  /** Days record history is kept; undefined: forever. */
+  historyRetentionDays: number | undefined
+  /** Largest attachment, decoded, in bytes. */
+  attachmentMaxBytes: number
   push: {
     retryLimit: number
     retryDelayMaxSeconds: number
     batchSize: number
+    /** Attachment bytes per push page (one attachment at least, however large). */
+    batchBytes: number
     expireInSeconds: number
     failedRetrySeconds: number
     superviseSeconds: number
@@ -67,6 +73,9 @@ const schema = {
     SYNC_RETRY_LIMIT: { type: 'integer', minimum: 0, maximum: 1000, default: 10 },
     SYNC_RETRY_DELAY_MAX_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_BATCH_SIZE: { type: 'integer', minimum: 1, maximum: 500, default: 200 },
+    SYNC_BATCH_BYTES: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
+    HISTORY_RETENTION_DAYS: { type: 'integer', minimum: 1 },
+    ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, maximum: 1024 * 1024 * 1024, default: 5 * 1024 * 1024 },
     SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
     SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
@@ -108,6 +117,9 @@ interface Environment {
   SYNC_RETRY_LIMIT: number
   SYNC_RETRY_DELAY_MAX_SECONDS: number
   SYNC_BATCH_SIZE: number
+  SYNC_BATCH_BYTES: number
+  HISTORY_RETENTION_DAYS?: number
+  ATTACHMENT_MAX_BYTES: number
   SYNC_JOB_EXPIRE_SECONDS: number
   SYNC_SUPERVISE_SECONDS: number
   SYNC_FAILED_RETRY_SECONDS: number
@@ -162,10 +174,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbConnectTimeoutMs: raw.DB_CONNECT_TIMEOUT_MS,
     redisUrl: raw.REDIS_URL,
     corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [],
+    historyRetentionDays: raw.HISTORY_RETENTION_DAYS,
+    attachmentMaxBytes: raw.ATTACHMENT_MAX_BYTES,
     push: {
       retryLimit: raw.SYNC_RETRY_LIMIT,
       retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
       batchSize: raw.SYNC_BATCH_SIZE,
+      batchBytes: raw.SYNC_BATCH_BYTES,
       expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
       failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
       superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,

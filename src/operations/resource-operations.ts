@@ -8,6 +8,7 @@ import { type SearchRequest, validSearch } from '../domain/search.ts'
 import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { classifyDatabaseError } from '../store/database-errors.ts'
+import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
 
 export const BATCH_LIMIT = 500
@@ -24,11 +25,13 @@ export class ResourceOperations {
   private readonly itemValidators: Map<string, Validator>
   /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
   private readonly pushItemValidators: Map<string, Validator>
+  private readonly historyStore: HistoryStore
   /** Where an unexpected failure of one batch item is logged (the item answers -1, the batch goes on). */
   private readonly log: Pick<FastifyBaseLogger, 'error'> | undefined
 
   constructor(options: {
     store: ResourceStore
+    history: HistoryStore
     ajv: ReturnType<typeof createAjv>
     document: OpenApiDocument
     registry: ResourceRegistry
@@ -36,6 +39,7 @@ export class ResourceOperations {
   }) {
     const { ajv, document, registry } = options
     this.store = options.store
+    this.historyStore = options.history
     this.log = options.log
     this.itemValidators = new Map(
       registry.all.map((resource) => [
@@ -90,6 +94,19 @@ export class ResourceOperations {
 
   async page(resource: ResourceDef, request: SearchRequest): Promise<Page> {
     return this.store.page(resource, validSearch(resource, request))
+  }
+
+  /** A record's history, newest first (deleted records keep theirs). */
+  async history(
+    resource: ResourceDef,
+    query: { id: string; companyCode?: string; pageNum?: number; pageSize?: number },
+  ): Promise<HistoryPage> {
+    return this.historyStore.page(resource, {
+      id: query.id,
+      companyCode: query.companyCode,
+      pageNum: query.pageNum ?? 1,
+      pageSize: query.pageSize ?? 20,
+    })
   }
 
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */

@@ -2,6 +2,7 @@
 import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
 import { type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import { withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 
@@ -62,13 +63,13 @@ export class SystemOperations {
   }
 
   async syncStatus(): Promise<Envelope> {
-    const resources = await this.sync.counts(this.registry.all)
+    const resources = await this.sync.counts(withAttachments(this.registry.all))
     const ages = resources.map((counts) => counts.oldestPendingSeconds).filter((age): age is number => age !== null)
     return success({ resources, oldestPendingSeconds: ages.length > 0 ? Math.max(...ages) : null })
   }
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
-    const resources = body?.resource ? [this.registry.get(body.resource)] : this.registry.all
+    const resources = withAttachments(body?.resource ? [this.registry.get(body.resource)] : this.registry.all)
     const requeued = await this.sync.requeueFailed(resources, body?.ids)
     if (requeued > 0) this.wakePush()
     return success({ requeued })

@@ -18,6 +18,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { PgBoss } from 'pg-boss'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type ParkClient, ParkUnavailable } from './park-client.ts'
 
@@ -29,6 +30,8 @@ export interface PushSettings {
   retryLimit: number
   retryDelayMaxSeconds: number
   batchSize: number
+  /** Attachment bytes per page read for the push (one attachment at least). */
+  batchBytes: number
   /** A drain that died with its process is retried after this long (pg-boss expiry). */
   expireInSeconds: number
   /** Failed records are queued again by the sweep after resting this long. */
@@ -38,6 +41,7 @@ export interface PushSettings {
 export class ParkPush {
   private readonly boss: PgBoss
   private readonly sync: SyncStore
+  private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
   private readonly client: ParkClient
   private readonly settings: PushSettings
@@ -54,6 +58,7 @@ export class ParkPush {
   constructor(options: {
     boss: PgBoss
     sync: SyncStore
+    attachments: AttachmentStore
     registry: ResourceRegistry
     client: ParkClient
     settings: PushSettings
@@ -61,6 +66,7 @@ export class ParkPush {
   }) {
     this.boss = options.boss
     this.sync = options.sync
+    this.attachments = options.attachments
     this.registry = options.registry
     this.client = options.client
     this.settings = options.settings
@@ -131,26 +137,73 @@ export class ParkPush {
     }
   }
 
+  /**
+   * Live records parents first, then live attachments (after their records), then deleted
+   * attachments, then deleted records children first (a record's attachments go before it).
+   */
   private async drainAll(): Promise<void> {
     let notAccepted = 0
     let lastError = ''
-    const passes: [ResourceDef[], boolean][] = [
-      [this.registry.all, false],
-      [[...this.registry.all].reverse(), true],
-    ]
-    for (const [resources, deleted] of passes) {
-      for (const resource of resources) {
-        let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
-        while (page.items.length > 0) {
-          const failures = await this.pushPage(resource, page.items)
-          notAccepted += failures.count
-          lastError = failures.lastError || lastError
-          if (!page.cursor) break
-          page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
+    const count = (failures: { count: number; lastError: string }) => {
+      notAccepted += failures.count
+      lastError = failures.lastError || lastError
+    }
+    const all = this.registry.all
+    for (const resource of all) count(await this.drainRecords(resource, false))
+    for (const deleted of [false, true]) for (const resource of all) count(await this.drainAttachments(resource, deleted))
+    for (const resource of [...all].reverse()) count(await this.drainRecords(resource, true))
+    if (notAccepted > 0) throw new Error(`${notAccepted} records not accepted by the park yet; last: ${lastError}`)
+  }
+
+  private async drainRecords(resource: ResourceDef, deleted: boolean): Promise<{ count: number; lastError: string }> {
+    const failures = { count: 0, lastError: '' }
+    let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
+    while (page.items.length > 0) {
+      const result = await this.pushPage(resource, page.items)
+      failures.count += result.count
+      failures.lastError = result.lastError || failures.lastError
+      if (!page.cursor) break
+      page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
+    }
+    return failures
+  }
+
+  /**
+   * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
+   * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push.
+   */
+  private async drainAttachments(resource: ResourceDef, deleted: boolean): Promise<{ count: number; lastError: string }> {
+    const target = attachmentTarget(resource)
+    const maxAttempts = this.settings.retryLimit + 1
+    const failures = { count: 0, lastError: '' }
+    let page = await this.attachments.pending(resource, deleted, this.settings.batchSize, this.settings.batchBytes)
+    while (page.items.length > 0) {
+      for (const [index, item] of page.items.entries()) {
+        this.stats.calls++
+        let answer: { code: number; msg: string }
+        try {
+          answer = await this.client.pushAttachment(resource, item)
+        } catch (error) {
+          this.stats.failedCalls++
+          const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
+          const rest = page.items.slice(index).map((left) => ({ id: left.id, version: left.version, error: message }))
+          await this.sync.recordFailure(target, rest, maxAttempts)
+          throw error
+        }
+        if (answer.code === 0) {
+          this.stats.acknowledged += await this.sync.acknowledge(target, [{ id: item.id, version: item.version }])
+        } else {
+          const error = `park refused with ${answer.code}: ${answer.msg}`
+          await this.sync.recordFailure(target, [{ id: item.id, version: item.version, error }], maxAttempts)
+          this.stats.refused++
+          failures.count++
+          failures.lastError = error
         }
       }
+      if (!page.cursor) break
+      page = await this.attachments.pending(resource, deleted, this.settings.batchSize, this.settings.batchBytes, page.cursor)
     }
-    if (notAccepted > 0) throw new Error(`${notAccepted} records not accepted by the park yet; last: ${lastError}`)
+    return failures
   }
 
   private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<{ count: number; lastError: string }> {
@@ -193,8 +246,9 @@ export class ParkPush {
   /** Queues failed records again once rested, and drains anything pending. Never throws. */
   async sweep(): Promise<void> {
     try {
-      await this.sync.requeueFailed(this.registry.all, undefined, this.settings.failedRetrySeconds)
-      if (await this.sync.hasPending(this.registry.all)) await this.drain()
+      const targets = withAttachments(this.registry.all)
+      await this.sync.requeueFailed(targets, undefined, this.settings.failedRetrySeconds)
+      if (await this.sync.hasPending(targets)) await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')

@@ -5,11 +5,18 @@ import type { FastifyBaseLogger } from 'fastify'
 import { PgBoss } from 'pg-boss'
 import type { Config } from '../config.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { AttachmentStore } from '../store/attachment-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from './park-client.ts'
 import { ParkPush } from './park-push.ts'
 
-export function parkPush(config: Config, sync: SyncStore, registry: ResourceRegistry, log: FastifyBaseLogger): ParkPush | undefined {
+export function parkPush(
+  config: Config,
+  sync: SyncStore,
+  attachments: AttachmentStore,
+  registry: ResourceRegistry,
+  log: FastifyBaseLogger,
+): ParkPush | undefined {
   if (config.edition !== 'enterprise' || !config.parkUrl || !config.parkUser || !config.parkPassword) return undefined
   const boss = new PgBoss({
     connectionString: config.databaseUrl,
@@ -25,5 +32,5 @@ export function parkPush(config: Config, sync: SyncStore, registry: ResourceRegi
     password: config.parkPassword,
     timeoutMs: config.push.parkTimeoutMs,
   })
-  return new ParkPush({ boss, sync, registry, client, settings: config.push, log })
+  return new ParkPush({ boss, sync, attachments, registry, client, settings: config.push, log })
 }

@@ -8,7 +8,9 @@ import { classifyDatabaseError } from './database-errors.ts'
 import type { ApiRecord } from './resource-sql.ts'
 
 export type Refusal =
-  { kind: 'reference'; child: ResourceDef; reference: Reference } | { kind: 'unique'; resource: ResourceDef; field: string }
+  | { kind: 'reference'; child: ResourceDef; reference: Reference }
+  | { kind: 'unique'; resource: ResourceDef; field: string }
+  | { kind: 'attachment'; resource: ResourceDef }
 
 export function constraintName(table: string, field: string, kind: 'ref' | 'unique'): string {
   return `${table}_${field}_${kind}`
@@ -23,6 +25,8 @@ export function refusalsByConstraint(resources: readonly ResourceDef[]): Map<str
     for (const field of resource.uniqueFields) {
       refusals.set(constraintName(resource.table, field, 'unique'), { kind: 'unique', resource, field })
     }
+    // A record's attachments (`<table>_attachment`, migration 081) name it as children do.
+    refusals.set(constraintName(`${resource.table}_attachment`, 'recordId', 'ref'), { kind: 'attachment', resource })
   }
   return refusals
 }
@@ -45,6 +49,12 @@ export function translateRefusal(refusals: Map<string, Refusal>, resource: Resou
   const refusal = typeof constraint === 'string' ? refusals.get(constraint) : undefined
   switch (code) {
     case '23503': {
+      if (refusal?.kind === 'attachment' && refusal.resource.key === resource.key) {
+        return new BusinessError(
+          Code.stillReferenced,
+          `${resource.key} ${String(subject.id)} still has live attachments (delete them first)`,
+        )
+      }
       if (refusal?.kind !== 'reference') return error
       const { child, reference } = refusal
       // The child's own write names a missing parent; a parent's delete is refused by a live child.

@@ -5,6 +5,7 @@
 // 'pending') commit together in one round trip.
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
+import { addedFields, historyFields, historyInsert, pushedHistoryInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -55,9 +56,13 @@ export class ResourceTable {
     const n = names.length
     const params = names.map((_, i) => `$${i + 1}`)
     // $n+1: companyCode, $n+2: user name
+    // The record and its history entry (the fields set) in one statement.
     this.insertSql =
-      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
+      `WITH added AS (INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", ${addedFields(resource, table)} AS __fields), ` +
+      `${historyInsert(resource, 'history', 'added', `'add'`, '__fields')} ` +
+      `SELECT id FROM added`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} = $${i + 2}) AS ${quote('unique:' + field)}`,
@@ -68,15 +73,22 @@ export class ResourceTable {
     // so a late retry never overwrites newer data; it is stored as synced.
     const pushed = [...names, 'companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy']
     const m = pushed.length
+    // The history entry of an applied push: the held row (as the statement's snapshot saw it) against
+    // the applied one. (No FOR UPDATE: the CTE is read after the upsert, which would hide the row.)
     this.applyPushedSql =
+      `WITH held AS (SELECT to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1), applied AS (` +
       `INSERT INTO ${table} (${pushed.map(quote).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
       `VALUES (${pushed.map((_, i) => `$${i + 1}`).join(', ')}, $${m + 1}, CASE WHEN $${m + 2}::boolean THEN NULL ELSE true END, ` +
       `CASE WHEN $${m + 2}::boolean THEN $${m - 2}::timestamptz END, 'synced', now()) ` +
       `ON CONFLICT (id) DO UPDATE SET ${[...pushed.slice(1), 'version', 'live', 'deleteTime'].map((name) => `${quote(name)} = EXCLUDED.${quote(name)}`).join(', ')}, ` +
-      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version`
+      `sync_status = 'synced', sync_time = now() WHERE ${table}.version < EXCLUDED.version ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", live, to_jsonb(${table}) AS __new, ${addedFields(resource, table)} AS __fields), ` +
+      `${pushedHistoryInsert(resource, 'history', 'applied', 'held')} SELECT id FROM applied`
     this.deleteSql =
-      `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live`
+      `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE id = $1 AND live ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
+      `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
@@ -122,18 +134,23 @@ export class ResourceTable {
       if (name === 'id') continue
       values.push(this.bind(name, value))
       sets.push(`${quote(name)} = $${values.length}`)
-      changes.push(`${quote(name)} IS DISTINCT FROM $${values.length}`)
+      changes.push(`${table}.${quote(name)} IS DISTINCT FROM $${values.length}`)
     }
-    let guard = `id = $1 AND live AND (${changes.join(' OR ')})`
+    let guard = `${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')})`
     if (expectedVersion !== undefined) {
       values.push(expectedVersion)
-      guard += ` AND version = $${values.length}`
+      guard += ` AND ${table}.version = $${values.length}`
     }
+    // The record is locked first (`target` then holds its latest committed state, and is read before
+    // the update as the update's join input), so the history entry's old values are exactly those
+    // the update replaced.
     const sql =
-      `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
+      `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR UPDATE), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
-      `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
+      `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL FROM target WHERE ${guard} ` +
+      `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
+      `${historyInsert(this.resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(this.resource)})`)} ` +
+      `SELECT (SELECT __version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
     return [sql, values]
   }
 

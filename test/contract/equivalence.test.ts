@@ -129,14 +129,13 @@ function compare(before: OpenApiDocument, after: OpenApiDocument): string[] {
     if (!current.has(operationId)) problems.push(`${operationId}: operation missing`)
     else problems.push(...differences(shape, current.get(operationId)).map((line) => `${operationId}${line}`))
   }
-  for (const operationId of current.keys()) if (!old.has(operationId)) problems.push(`${operationId}: new operation`)
+  // Operations added since (issue 12: history, attachments) are additions: the breaking-change check governs them.
   return problems
 }
 
 const current = loadOpenApi().document
 
 t.test('every operation accepts and answers exactly the schemas it did before the split', async (t) => {
-  t.equal(shapes(current).size, shapes(REFERENCE).size)
   t.same(compare(REFERENCE, current), [])
 })
 
@@ -150,7 +149,11 @@ t.test('operations keep their ids, paths, summaries, tags, examples and x- exten
       extensions: Object.fromEntries(Object.entries(spec).filter(([key]) => key.startsWith('x-'))),
       examples: JSON.stringify(spec, (key, value) => (key === 'description' ? undefined : value)).match(/"examples?":\{.*?\}\}/g),
     }))
-  t.same(keep(current), keep(REFERENCE))
+  const before = new Set(listOperations(REFERENCE).map(({ operationId }) => operationId))
+  t.same(
+    keep(current).filter(({ operationId }) => before.has(operationId)),
+    keep(REFERENCE),
+  )
 })
 
 t.test('every component schema name of before the split is still there, with its x- extensions', async (t) => {
@@ -192,14 +195,14 @@ t.test('a corpus of requests around every example is accepted or refused as befo
   const operations = new Map(listOperations(current).map((operation) => [operation.operationId, operation]))
   let checked = 0
   for (const { operationId, spec } of listOperations(REFERENCE)) {
-    const content = resolveRef(REFERENCE, spec.requestBody ?? {}).content?.['application/json']
+    const content = resolveRef<any>(REFERENCE, spec.requestBody ?? {}).content?.['application/json']
     if (!content?.schema) continue
     const schema = resolveRef(REFERENCE, content.schema)
     const examples = [...Object.values<Node>(content.examples ?? {}).map((example) => example.value), ...(schema.examples ?? [])]
     const before = ajvBefore.compile({ ...content.schema, components: REFERENCE.components })
     const nowSpec = operations.get(operationId)!.spec
     const now = ajvNow.compile({
-      ...resolveRef(current, nowSpec.requestBody).content['application/json'].schema,
+      ...resolveRef<any>(current, nowSpec.requestBody).content['application/json'].schema,
       components: current.components,
     })
     const verdicts: string[] = []

@@ -18,8 +18,8 @@ async function ok(path: string, body?: unknown, callToken = token) {
   return reply.body.data
 }
 
-t.test('the document lists the 72 operations of CONTRACT §1', async (t) => {
-  t.equal(listOperations(document).length, 72)
+t.test('the document lists the 72 operations of CONTRACT §1 and the 45 of history and attachments (§11, §12)', async (t) => {
+  t.equal(listOperations(document).length, 72 + 45)
 })
 
 t.test('every resource operation', async (t) => {
@@ -40,6 +40,15 @@ t.test('every resource operation', async (t) => {
     const found = await ok(`${path}/search`, { conditions: [{ field: 'id', op: 'eq', value: id }] })
     t.equal(found.total, 1, `${resource} search`)
     await ok(`${path}/update`, { id, ...(resource === 'riskUnit' ? { riskUnitName: 'changed' } : {}) })
+    const history = await ok(`${path}/history`, { id })
+    t.equal(history.list.at(-1).action, 'add', `${resource} history`)
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    await ok(`${path}/attachment/add`, { id: `${resource}-A`, recordId: id, fileName: 'photo.png', contentType: 'image/png', content: png })
+    const attachments = await ok(`${path}/attachment/list`, { recordId: id })
+    t.equal(attachments.total, 1, `${resource} attachments`)
+    const attachment = await ok(`${path}/attachment/get`, { id: `${resource}-A` })
+    t.equal(attachment.content, png)
+    await ok(`${path}/attachment/delete`, { id: `${resource}-A` })
   }
   for (const resource of Object.keys(RESOURCE_PATHS).reverse()) {
     await ok(`${RESOURCE_PATHS[resource]}/delete`, { id: `${resource}-2` })
@@ -55,7 +64,7 @@ t.test('every system operation', async (t) => {
   t.equal(users.total, 2)
   await ok('/system/user/delete', { userName: 'carol' })
   const status = await ok('/system/sync/status', {})
-  t.equal(status.resources.length, 9)
+  t.equal(status.resources.length, 9 + 9, 'records and attachments of each resource')
   await ok('/system/sync/retry', {})
   await ok('/system/logout', undefined, session.token)
 })
