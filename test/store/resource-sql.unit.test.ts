@@ -62,7 +62,10 @@ t.test('a cursor holds the sort values, and fits only keys of its kinds', async 
 t.test('an update changes only what differs, under an expected version when asked', async (t) => {
   const [sql, values] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin', 4)
   t.match(sql, /SET "riskUnitName" = \$3, "updateTime" = now\(\), "updateBy" = \$2/)
-  t.match(sql, /WHERE id = \$1 AND live AND \("riskUnitName" IS DISTINCT FROM \$3\) AND version = \$4/)
+  t.match(
+    sql,
+    /WHERE "risk_unit"\.id = target\.__id AND "risk_unit"\.live AND \("risk_unit"\."riskUnitName" IS DISTINCT FROM \$3\) AND "risk_unit"\.version = \$4/,
+  )
   t.same(values, ['RU-1', 'admin', 'n', 4])
 })
 
