@@ -154,7 +154,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const push = parkPush(config, sync, attachmentStore, registry, app.log)
   const wakePush = () => push?.wake()
   const history = new HistoryStore({ pool, format })
-  const resources = new ResourceOperations({ store, history, ajv, document, registry })
+  const resources = new ResourceOperations({ store, history, ajv, document, registry, log: app.log })
   const attachments = new AttachmentOperations({ store: attachmentStore, maxBytes: config.attachmentMaxBytes })
   const system = new SystemOperations({ auth: app.auth, sync, registry, format, wakePush })
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })

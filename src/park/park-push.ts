@@ -224,13 +224,15 @@ export class ParkPush {
       throw error
     }
     const versions = new Map(items.map((item) => [item.id, item.version]))
-    this.stats.acknowledged += await this.sync.acknowledge(
+    // Read after the await: `x += await y` would read x before, losing a concurrent drain's count.
+    const acknowledged = await this.sync.acknowledge(
       resource,
       result.succeeded.flatMap((id) => {
         const version = versions.get(id)
         return version === undefined ? [] : [{ id, version }]
       }),
     )
+    this.stats.acknowledged += acknowledged
     const failed = result.failed.map((failure) => ({
       id: items[failure.index].id,
       version: items[failure.index].version,

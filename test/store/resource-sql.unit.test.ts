@@ -107,5 +107,11 @@ t.test('refusals by constraint name: references and unique fields of the registr
   t.equal((unique as BusinessError).message, 'monitorCode already exists')
   const unknown = { code: '23505', constraint: 'something_else' }
   t.equal(translateRefusal(refusals, unit, unknown, {}), unknown, 'an unknown constraint stays the error it was')
-  t.equal((translateRefusal(refusals, unit, { code: '22003' }, {}) as BusinessError).message, 'a value is out of range: number')
+  // Every other SQLSTATE as database-errors.ts classifies it: the caller's value is its 1002, the
+  // database out of reach stays the error it was (answered 4001 and logged by the envelope).
+  const outOfRange = translateRefusal(refusals, unit, { code: '22003', severity: 'ERROR' }, {})
+  t.ok(outOfRange instanceof BusinessError && outOfRange.code === Code.badParameter)
+  t.equal((outOfRange as BusinessError).message, 'a number is out of range')
+  const gone = { code: '57P01', severity: 'FATAL' }
+  t.equal(translateRefusal(refusals, unit, gone, {}), gone, 'the database unavailable stays the error it was')
 })

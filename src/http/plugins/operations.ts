@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue'
 import fp from 'fastify-plugin'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
+import { withDeclaredBodies } from '../../contract/request-bodies.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
 import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
@@ -29,7 +30,7 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
     if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit, options.attachmentBodyLimit)
   })
   await app.register(openapiGlue, {
-    specification: runtimeSpecification(options.document),
+    specification: withDeclaredBodies(runtimeSpecification(options.document)),
     operationResolver: (operationId: string) => {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)
