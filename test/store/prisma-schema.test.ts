@@ -46,9 +46,7 @@ const PRISMA_TO_PG: Record<string, string> = {
 
 t.test('every Prisma model is a table with the same columns, types and nullability', async (t) => {
   const { rows } = await database.pool.query(
-    // History and attachments (migrations 080, 081) are served by their SQL stores only, not by Prisma.
-    `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'schema_version' ` +
-      `AND table_name <> 'record_history' AND table_name NOT LIKE '%\\_attachment'`,
+    `SELECT table_name, column_name, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public'`,
   )
   const tables = new Map<string, Map<string, { type: string; nullable: boolean }>>()
   for (const row of rows) {
