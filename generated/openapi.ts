@@ -312,6 +312,8 @@ export type paths = {
          * Delete a monitoring equipment record
          * @description Deletes the monitoring equipment record named by `id`.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
+         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
          *
@@ -425,6 +427,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/hazard/monitorEquip/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a monitoring equipment record
+         * @description Returns one page of the history of the monitoring equipment record named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["hazardMonitorEquipHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a monitoring equipment record
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live monitoring equipment record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the monitoring equipment record's own reads never carry them. A monitoring equipment record with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["hazardMonitorEquipAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a monitoring equipment record
+         * @description The live attachments of the monitoring equipment record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["hazardMonitorEquipAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a monitoring equipment record
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["hazardMonitorEquipAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a monitoring equipment record
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["hazardMonitorEquipAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/riskUnit/add": {
         parameters: {
             query?: never;
@@ -496,7 +606,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskEvents.riskUnitId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskEvents.riskUnitId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -608,6 +718,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/riskUnit/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a risk analysis unit
+         * @description Returns one page of the history of the risk analysis unit named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskUnitHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a risk analysis unit
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live risk analysis unit `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the risk analysis unit's own reads never carry them. A risk analysis unit with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventRiskUnitAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a risk analysis unit
+         * @description The live attachments of the risk analysis unit `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskUnitAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a risk analysis unit
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskUnitAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskUnit/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a risk analysis unit
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventRiskUnitAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/riskEvents/add": {
         parameters: {
             query?: never;
@@ -679,7 +897,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskMeasures.riskEventId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (riskMeasures.riskEventId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -791,6 +1009,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/riskEvents/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a risk event
+         * @description Returns one page of the history of the risk event named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskEventsHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a risk event
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live risk event `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the risk event's own reads never carry them. A risk event with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventRiskEventsAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a risk event
+         * @description The live attachments of the risk event `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskEventsAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a risk event
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskEventsAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskEvents/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a risk event
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventRiskEventsAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/riskMeasures/add": {
         parameters: {
             query?: never;
@@ -862,7 +1188,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -974,6 +1300,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/riskMeasures/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a control measure
+         * @description Returns one page of the history of the control measure named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskMeasuresHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a control measure
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live control measure `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the control measure's own reads never carry them. A control measure with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventRiskMeasuresAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a control measure
+         * @description The live attachments of the control measure `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskMeasuresAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a control measure
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventRiskMeasuresAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/riskMeasures/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a control measure
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventRiskMeasuresAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/troubleshootTask/add": {
         parameters: {
             query?: never;
@@ -1045,7 +1479,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootRecord.checkTaskId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootRecord.checkTaskId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -1157,6 +1591,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/troubleshootTask/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a hazard troubleshooting task
+         * @description Returns one page of the history of the hazard troubleshooting task named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootTaskHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a hazard troubleshooting task
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live hazard troubleshooting task `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the hazard troubleshooting task's own reads never carry them. A hazard troubleshooting task with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventTroubleshootTaskAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a hazard troubleshooting task
+         * @description The live attachments of the hazard troubleshooting task `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootTaskAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a hazard troubleshooting task
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootTaskAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a hazard troubleshooting task
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventTroubleshootTaskAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/troubleshootRecord/add": {
         parameters: {
             query?: never;
@@ -1228,7 +1770,7 @@ export type paths = {
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
-         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootInfo.checkRecordId); delete the children first.
+         *     Refused with 1012, and nothing is deleted, while live records still reference it (troubleshootInfo.checkRecordId) or live attachments name it (`attachment/list`); delete those first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -1340,6 +1882,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/troubleshootRecord/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a troubleshooting record
+         * @description Returns one page of the history of the troubleshooting record named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootRecordHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a troubleshooting record
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live troubleshooting record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the troubleshooting record's own reads never carry them. A troubleshooting record with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventTroubleshootRecordAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a troubleshooting record
+         * @description The live attachments of the troubleshooting record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootRecordAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a troubleshooting record
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootRecordAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootRecord/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a troubleshooting record
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventTroubleshootRecordAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/troubleshootInfo/add": {
         parameters: {
             query?: never;
@@ -1410,6 +2060,8 @@ export type paths = {
         /**
          * Delete a hidden-danger record
          * @description Deletes the hidden-danger record named by `id`.
+         *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
@@ -1524,6 +2176,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/troubleshootInfo/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a hidden-danger record
+         * @description Returns one page of the history of the hidden-danger record named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootInfoHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a hidden-danger record
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live hidden-danger record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the hidden-danger record's own reads never carry them. A hidden-danger record with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventTroubleshootInfoAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a hidden-danger record
+         * @description The live attachments of the hidden-danger record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootInfoAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a hidden-danger record
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTroubleshootInfoAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootInfo/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a hidden-danger record
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventTroubleshootInfoAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/ticketBaseInfo/add": {
         parameters: {
             query?: never;
@@ -1594,6 +2354,8 @@ export type paths = {
         /**
          * Delete a special work ticket
          * @description Deletes the special work ticket named by `id`.
+         *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
@@ -1708,6 +2470,114 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prevent/ticketBaseInfo/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a special work ticket
+         * @description Returns one page of the history of the special work ticket named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTicketBaseInfoHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a special work ticket
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live special work ticket `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the special work ticket's own reads never carry them. A special work ticket with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventTicketBaseInfoAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a special work ticket
+         * @description The live attachments of the special work ticket `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTicketBaseInfoAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a special work ticket
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTicketBaseInfoAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/ticketBaseInfo/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a special work ticket
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventTicketBaseInfoAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/trainBaseInfo/add": {
         parameters: {
             query?: never;
@@ -1776,6 +2646,8 @@ export type paths = {
         /**
          * Delete a training activity
          * @description Deletes the training activity named by `id`.
+         *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
@@ -1884,6 +2756,114 @@ export type paths = {
          *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
          */
         post: operations["preventTrainBaseInfoAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of a training activity
+         * @description Returns one page of the history of the training activity named by `id`, newest first: one entry per business write (`add`, `update`, `delete`, each item of `add-batch`; on the park edition each applied push), written in the write's own transaction, with the version, the action, the time, the user and each changed field as `[old, new]`. A write that changed nothing (a repeated update) has no entry. Deleted records keep their history. 1004 when the id never existed. Entries are kept forever unless `HISTORY_RETENTION_DAYS` is set (older entries are then pruned daily). On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTrainBaseInfoHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a file to a training activity
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live training activity `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the training activity's own reads never carry them. A training activity with live attachments cannot be deleted (1012) until they are.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         */
+        post: operations["preventTrainBaseInfoAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of a training activity
+         * @description The live attachments of the training activity `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTrainBaseInfoAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download an attachment of a training activity
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         */
+        post: operations["preventTrainBaseInfoAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/trainBaseInfo/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of a training activity
+         * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
+         *
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *
+         *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
+         */
+        post: operations["preventTrainBaseInfoAttachmentDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2295,9 +3275,9 @@ export type components = {
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
             data: {
-                /** @description One entry per resource, in push order (parents first). */
+                /** @description One entry per resource, in push order (parents first), then one per resource for its attachments (`riskUnit/attachment`, ...). */
                 resources: {
-                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...). */
+                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...), or `<key>/attachment` for the attachments of that resource. */
                     resource: string;
                     /** @description Records (tombstones included) whose `sync_status` is `pending`. */
                     pending: number;
@@ -2339,6 +3319,212 @@ export type components = {
                 /** @description Number of `failed` records set back to `pending` and queued for a new push. */
                 requeued: number;
             } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `history`: the record's id, and the page. On the park edition `companyCode` names the enterprise when several hold the id (as for `getById`).
+         * @example {
+         *       "id": "RU-001",
+         *       "pageNum": 1,
+         *       "pageSize": 20
+         *     }
+         */
+        HistoryRequest: {
+            id: components["schemas"]["Id"];
+            /** @description The enterprise whose record is meant: needed only when several enterprises hold this id (park edition); 1002 then without it. */
+            companyCode?: string;
+            pageNum?: components["schemas"]["PageNum"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        /**
+         * @description One business write of a record: its version after the write, what it was, when, by whom, and each field it changed.
+         * @example {
+         *       "version": 2,
+         *       "action": "update",
+         *       "time": "2026-11-21T13:05:10+08:00",
+         *       "userName": "zhangwei",
+         *       "changes": {
+         *         "riskLevel": [
+         *           "2",
+         *           "1"
+         *         ]
+         *       }
+         *     }
+         */
+        HistoryEntry: {
+            /** @description The record's version after this write (1 for the add; each write adds one). */
+            version: number;
+            /**
+             * @description `add`, `update` or `delete` (on the park edition: what the applied push did to the park's copy).
+             * @enum {string}
+             */
+            action: "add" | "update" | "delete";
+            /** @description When the write was made (the record's `updateTime` after it). */
+            time: components["schemas"]["Instant"];
+            /** @description Who made the write (the record's `updateBy` after it). */
+            userName: string;
+            /** @description Each field the write changed, as `[old, new]` in the wire form of the field (instants in the configured zone). On `add`, `[null, value]` for every field set; on `delete`, `{}`. A write that changed nothing has no entry. */
+            changes: {
+                [key: string]: unknown[];
+            };
+        };
+        /** @description One page of a record's history, newest first (by `version` descending), shaped like `list`'s page. */
+        HistoryPage: {
+            /** @description The entries of this page, newest first. */
+            list: components["schemas"]["HistoryEntry"][];
+            /** @description Entries of the record in all. */
+            total: number;
+            pageNum: components["schemas"]["PageNum"];
+            pageSize: components["schemas"]["PageSize"];
+        };
+        /** @description Envelope of `history`: `data` is one page of the record's history on success, null on a business failure. */
+        HistoryPageEnvelope: {
+            data: components["schemas"]["HistoryPage"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Type of an attached file. The decoded bytes must start as this type does (PNG signature, JPEG SOI marker, `%PDF-`), and a `fileName` extension, when there is one, must fit it (`.png`; `.jpg`, `.jpeg`, `.jpe`; `.pdf`): otherwise 1002.
+         * @example image/png
+         * @enum {string}
+         */
+        AttachmentContentType: "image/png" | "image/jpeg" | "application/pdf";
+        /**
+         * @description File name shown to users, 1..255 characters, without a path: no `/`, `\` or control characters (1002).
+         * @example hidden-danger-before.png
+         */
+        AttachmentFileName: string;
+        /**
+         * @description Body of `attachment/add`. The push-only fields (`companyCode` ... `deleted`) are sent by the enterprise edition's push with `X-Sync-Push: 1` to the park edition only; in any other call they answer 1002.
+         * @example {
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+         *     }
+         */
+        AttachmentAddRequest: {
+            /** @description Attachment identifier chosen by the caller; 1003 when used before (also by a deleted attachment). */
+            id: components["schemas"]["Id"];
+            /** @description A live record of this resource (1006 when it is missing or deleted). */
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description The file, base64 (RFC 4648, padded, without line breaks; 1002 otherwise), at most `ATTACHMENT_MAX_BYTES` (default 5 MiB = 5242880 bytes) decoded: 1002 above it, naming the limit. In a pushed tombstone (`deleted` true) the empty string. */
+            content: string;
+            /** @description Push only: the enterprise. */
+            companyCode?: string;
+            /** @description Push only: as the enterprise holds it. */
+            createTime?: components["schemas"]["Instant"];
+            /** @description Push only: as the enterprise holds it. */
+            updateTime?: components["schemas"]["Instant"];
+            /** @description Push only: as the enterprise holds it. */
+            createBy?: string;
+            /** @description Push only: as the enterprise holds it. */
+            updateBy?: string;
+            /** @description Push only: the enterprise's version of the attachment; applied only when newer than the one held. */
+            version?: number;
+            /** @description Push only: true for a deleted attachment's tombstone. */
+            deleted?: boolean;
+        };
+        /**
+         * @description Body of `attachment/list`: the record whose live attachments are listed.
+         * @example {
+         *       "recordId": "RU-001"
+         *     }
+         */
+        AttachmentListRequest: {
+            recordId: components["schemas"]["Id"];
+        };
+        /**
+         * @description An attachment without its bytes (as `attachment/list` answers it).
+         * @example {
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "size": 70,
+         *       "sha256": "6b7fa434f92a8b80aab02d9bf1a12e49ffcae424e4013a1c4f68b67e3d2bbcd0",
+         *       "companyCode": "320115001",
+         *       "createTime": "2026-11-21T13:06:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "sync_status": "synced",
+         *       "sync_time": "2026-11-21T13:06:02+08:00"
+         *     }
+         */
+        AttachmentInfo: {
+            /** @description Attachment identifier chosen by the caller (like a record id: never reused). */
+            id: components["schemas"]["Id"];
+            /** @description The record the file is attached to. */
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description Size of the file in bytes (decoded). */
+            size: number;
+            /** @description SHA-256 of the file's bytes, lower-case hex: compare it with your own to check a transfer. */
+            sha256: string;
+            /** @description The enterprise the attachment belongs to. */
+            companyCode: string;
+            /** @description When the file was attached. */
+            createTime: components["schemas"]["Instant"];
+            /** @description User who attached it. */
+            createBy: string;
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description When the park acknowledged the attachment (or, when `failed`, when it failed); null while pending. */
+            sync_time: components["schemas"]["Instant"] | null;
+        };
+        /**
+         * @description An attachment with its bytes (as `attachment/get` answers it).
+         * @example {
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "size": 70,
+         *       "sha256": "6b7fa434f92a8b80aab02d9bf1a12e49ffcae424e4013a1c4f68b67e3d2bbcd0",
+         *       "companyCode": "320115001",
+         *       "createTime": "2026-11-21T13:06:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "sync_status": "synced",
+         *       "sync_time": "2026-11-21T13:06:02+08:00",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+         *     }
+         */
+        Attachment: {
+            /** @description Attachment identifier chosen by the caller (like a record id: never reused). */
+            id: components["schemas"]["Id"];
+            /** @description The record the file is attached to. */
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description Size of the file in bytes (decoded). */
+            size: number;
+            /** @description SHA-256 of the file's bytes, lower-case hex: compare it with your own to check a transfer. */
+            sha256: string;
+            /** @description The enterprise the attachment belongs to. */
+            companyCode: string;
+            /** @description When the file was attached. */
+            createTime: components["schemas"]["Instant"];
+            /** @description User who attached it. */
+            createBy: string;
+            sync_status: components["schemas"]["SyncStatus"];
+            /** @description When the park acknowledged the attachment (or, when `failed`, when it failed); null while pending. */
+            sync_time: components["schemas"]["Instant"] | null;
+            /** @description The file, base64 (RFC 4648, padded). */
+            content: string;
+        };
+        /** @description The live attachments of a record, oldest first, without their bytes. */
+        AttachmentList: {
+            /** @description The attachments. */
+            list: components["schemas"]["AttachmentInfo"][];
+            /** @description How many. */
+            total: number;
+        };
+        /** @description Envelope of `attachment/list`: `data` is the record's live attachments on success, null on a business failure. */
+        AttachmentListEnvelope: {
+            data: components["schemas"]["AttachmentList"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Envelope of `attachment/get`: `data` is the attachment with its bytes on success, null on a business failure. */
+        AttachmentEnvelope: {
+            data: components["schemas"]["Attachment"] | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Monitoring equipment of a major hazard source (a sensor or detector with its range and alarm thresholds). The spec marks every field required.
@@ -4832,6 +6018,8 @@ export type components = {
         SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
         IdempotencyKey: string;
+        /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+        AttachmentSyncPush: "1";
     };
     requestBodies: never;
     headers: never;
@@ -5285,7 +6473,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5432,6 +6620,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    hazardMonitorEquipHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventRiskUnitAdd: {
         parameters: {
             query?: never;
@@ -5516,7 +6867,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (riskEvents.riskUnitId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskEvents.riskUnitId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5663,6 +7014,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventRiskUnitHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskUnitAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventRiskEventsAdd: {
         parameters: {
             query?: never;
@@ -5747,7 +7261,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (riskMeasures.riskEventId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskMeasures.riskEventId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5894,6 +7408,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventRiskEventsHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskEventsAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventRiskMeasuresAdd: {
         parameters: {
             query?: never;
@@ -5978,7 +7655,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6125,6 +7802,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventRiskMeasuresHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventRiskMeasuresAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTroubleshootTaskAdd: {
         parameters: {
             query?: never;
@@ -6209,7 +8049,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (troubleshootRecord.checkTaskId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootRecord.checkTaskId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6356,6 +8196,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTroubleshootTaskHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTroubleshootRecordAdd: {
         parameters: {
             query?: never;
@@ -6440,7 +8443,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records still reference it (troubleshootInfo.checkRecordId); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootInfo.checkRecordId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6587,6 +8590,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTroubleshootRecordHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootRecordAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTroubleshootInfoAdd: {
         parameters: {
             query?: never;
@@ -6671,7 +8837,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6818,6 +8984,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTroubleshootInfoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootInfoAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTicketBaseInfoAdd: {
         parameters: {
             query?: never;
@@ -6902,7 +9231,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7049,6 +9378,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    preventTicketBaseInfoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTicketBaseInfoAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     preventTrainBaseInfoAdd: {
         parameters: {
             query?: never;
@@ -7133,7 +9625,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7269,6 +9761,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTrainBaseInfoAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

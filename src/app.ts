@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { Redis } from 'ioredis'
+import { PgBoss } from 'pg-boss'
 import { AuthState } from './auth/auth-state.ts'
 import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
-import { loadOpenApi } from './contract/openapi-document.ts'
+import { loadOpenApi, type OpenApiDocument } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
 import { operationHandlers } from './http/handlers.ts'
 import { operationPolicies } from './http/operation-policy.ts'
@@ -21,6 +22,8 @@ import operations from './http/plugins/operations.ts'
 import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
 import securityHeaders from './http/plugins/security-headers.ts'
+import { AttachmentOperations } from './operations/attachment-operations.ts'
+import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
@@ -28,8 +31,11 @@ import type { ParkPush } from './park/park-push.ts'
 import { parkPush } from './park/park-wiring.ts'
 import { registerPushMetrics } from './park/push-metrics.ts'
 import { ResourceRegistry } from './resources/resource-registry.ts'
+import { AttachmentStore } from './store/attachment-store.ts'
 import type { Database } from './store/database.ts'
-import { instantFormatter } from './store/instant-format.ts'
+import { HistoryStore } from './store/history-store.ts'
+import { type InstantFormatter, instantFormatter } from './store/instant-format.ts'
+import { Housekeeping } from './store/housekeeping.ts'
 import { migrate } from './store/migrate.ts'
 import { ParkStore } from './store/park-store.ts'
 import { ResourceStore } from './store/resource-store.ts'
@@ -49,6 +55,8 @@ export interface App {
   generatedAdminPassword: string | undefined
   /** The park push (enterprise edition with a park configured). */
   push: ParkPush | undefined
+  /** The scheduled pruning of expired keys, sessions and counters. */
+  housekeeping: Housekeeping
   close(): Promise<void>
 }
 
@@ -111,6 +119,13 @@ async function registerHttp(
   })
 }
 
+/** pg-boss for the housekeeping schedule, in the schema the park push uses too. */
+function housekeepingQueue(config: Config, app: FastifyInstance): PgBoss {
+  const boss = new PgBoss({ connectionString: config.databaseUrl, schema: 'pgboss', max: 2, useListenNotify: false })
+  boss.on('error', (error) => app.log.warn({ err: error }, 'pg-boss (housekeeping)'))
+  return boss
+}
+
 /** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
 function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
   if (!config.redisUrl) return undefined
@@ -137,10 +152,83 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
   const sync = new SyncStore({ pool, store })
+  const { push, wakePush, history, resources, attachments, system } = businessOperations(app, {
+    config,
+    pool,
+    registry,
+    store,
+    sync,
+    format,
+    ajv,
+    document,
+  })
+  const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
+  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  await app.register(operations, {
+    document,
+    ajv,
+    handlers,
+    policies,
+    bodyLimit: config.bodyLimit,
+    attachmentBodyLimit: attachmentBodyLimit(config),
+  })
+  const retention = historyRetention(config, history, app.log)
+  await app.register(health, { pool, push, edition: config.edition })
+  await app.register(metrics, { pool })
+  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
+
+  const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
+  await app.ready()
+  await push?.start()
+  await retention?.start()
+  const housekeeping = new Housekeeping({ boss: housekeepingQueue(config, app), pool, log: app.log })
+  await housekeeping.start()
+  return {
+    fastify: app,
+    generatedAdminPassword,
+    push,
+    housekeeping,
+    async close() {
+      // In-flight requests finish first, then the push in progress, then the database listeners.
+      await app.close()
+      await push?.stop()
+      await retention?.stop()
+      await housekeeping.stop()
+      await authState.close()
+    },
+  }
+}
+
+/** The stores and operations behind the handlers, and the park push (when configured). */
+function businessOperations(
+  app: FastifyInstance,
+  options: {
+    config: Config
+    pool: Database['pool']
+    registry: ResourceRegistry
+    store: ResourceStore
+    sync: SyncStore
+    format: InstantFormatter
+    ajv: ReturnType<typeof createAjv>
+    document: OpenApiDocument
+  },
+) {
+  const { config, pool, registry, store, sync, format, ajv, document } = options
   const parkStore = new ParkStore({ pool, registry })
-  const push = parkPush(config, pool, sync, parkStore, registry, app.log)
+  const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
+  const push = parkPush(config, pool, sync, attachmentStore, parkStore, registry, app.log)
   const wakePush = () => push?.wake()
-  const resources = new ResourceOperations({ store, ajv, document, registry, park: config.edition === 'park' ? parkStore : undefined })
+  const history = new HistoryStore({ pool, format })
+  const resources = new ResourceOperations({
+    store,
+    history,
+    ajv,
+    document,
+    registry,
+    log: app.log,
+    park: config.edition === 'park' ? parkStore : undefined,
+  })
+  const attachments = new AttachmentOperations({ store: attachmentStore, maxBytes: config.attachmentMaxBytes })
   const system = new SystemOperations({
     auth: app.auth,
     sync,
@@ -152,25 +240,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers({ document, registry, resources, system, idempotency, edition: config.edition, wakePush })
-  await app.register(operations, { document, ajv, handlers, policies, bodyLimit: config.bodyLimit })
-  await app.register(health, { pool, push, edition: config.edition })
-  await app.register(metrics, { pool })
-  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
+  return { push, wakePush, history, resources, attachments, system }
+}
 
-  const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
-  await app.ready()
-  await push?.start()
-  return {
-    fastify: app,
-    generatedAdminPassword,
-    push,
-    async close() {
-      // In-flight requests finish first, then the push in progress, then the database listeners.
-      await app.close()
-      await push?.stop()
-      await authState.close()
-    },
-  }
+/** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */
+function attachmentBodyLimit(config: Config): number {
+  return Math.ceil(config.attachmentMaxBytes / 3) * 4 + 64 * 1024
 }

@@ -33,10 +33,16 @@ export interface Config {
   redisUrl: string | undefined
   /** Browser origins allowed to call (CORS); empty: CORS off. */
   corsOrigins: string[]
+  /** Days record history is kept; undefined: forever. */
+  historyRetentionDays: number | undefined
+  /** Largest attachment, decoded, in bytes. */
+  attachmentMaxBytes: number
   push: {
     retryLimit: number
     retryDelayMaxSeconds: number
     batchSize: number
+    /** Attachment bytes per push page (one attachment at least, however large). */
+    batchBytes: number
     expireInSeconds: number
     failedRetrySeconds: number
     failedRequeueRounds: number
@@ -69,6 +75,9 @@ const schema = {
     SYNC_RETRY_LIMIT: { type: 'integer', minimum: 0, maximum: 1000, default: 10 },
     SYNC_RETRY_DELAY_MAX_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_BATCH_SIZE: { type: 'integer', minimum: 1, maximum: 500, default: 200 },
+    SYNC_BATCH_BYTES: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
+    HISTORY_RETENTION_DAYS: { type: 'integer', minimum: 1 },
+    ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, maximum: 1024 * 1024 * 1024, default: 5 * 1024 * 1024 },
     SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
     SYNC_FAILED_RETRY_SECONDS: { type: 'integer', minimum: 0, default: 60 },
@@ -112,6 +121,9 @@ interface Environment {
   SYNC_RETRY_LIMIT: number
   SYNC_RETRY_DELAY_MAX_SECONDS: number
   SYNC_BATCH_SIZE: number
+  SYNC_BATCH_BYTES: number
+  HISTORY_RETENTION_DAYS?: number
+  ATTACHMENT_MAX_BYTES: number
   SYNC_JOB_EXPIRE_SECONDS: number
   SYNC_SUPERVISE_SECONDS: number
   SYNC_FAILED_RETRY_SECONDS: number
@@ -168,17 +180,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbConnectTimeoutMs: raw.DB_CONNECT_TIMEOUT_MS,
     redisUrl: raw.REDIS_URL,
     corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [],
-    push: {
-      retryLimit: raw.SYNC_RETRY_LIMIT,
-      retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
-      batchSize: raw.SYNC_BATCH_SIZE,
-      expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
-      failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
-      failedRequeueRounds: raw.SYNC_FAILED_REQUEUE_ROUNDS,
-      reconcileCron: raw.SYNC_RECONCILE_CRON,
-      superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
-      parkTimeoutMs: raw.PARK_TIMEOUT_MS,
-    },
+    historyRetentionDays: raw.HISTORY_RETENTION_DAYS,
+    attachmentMaxBytes: raw.ATTACHMENT_MAX_BYTES,
+    push: pushSettings(raw),
   }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError('invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
@@ -188,6 +192,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('invalid configuration: PARK_URL, PARK_USER and PARK_PASSWORD go together (set all three or none)')
   }
   return config
+}
+
+/** The park push settings (SYNC_*, PARK_TIMEOUT_MS). */
+function pushSettings(raw: Environment): Config['push'] {
+  return {
+    retryLimit: raw.SYNC_RETRY_LIMIT,
+    retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
+    batchSize: raw.SYNC_BATCH_SIZE,
+    batchBytes: raw.SYNC_BATCH_BYTES,
+    expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
+    failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
+    failedRequeueRounds: raw.SYNC_FAILED_REQUEUE_ROUNDS,
+    reconcileCron: raw.SYNC_RECONCILE_CRON,
+    superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
+    parkTimeoutMs: raw.PARK_TIMEOUT_MS,
+  }
 }
 
 function isValidTimeZone(zone: string): boolean {

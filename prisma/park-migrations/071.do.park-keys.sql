@@ -7,6 +7,23 @@
 -- arrive in (two records swapping their monitorCode while the park was down, parents and children
 -- changing in one drain, delete and re-add patterns).
 
+-- Attachments (migration 081, which runs first) are keyed by ("companyCode", id) already; on the park
+-- they name their record without a reference, like the records (the (id, live) keys they referenced
+-- are dropped below).
+ALTER TABLE monitor_equip_attachment DROP CONSTRAINT "monitor_equip_attachment_recordId_ref";
+ALTER TABLE risk_unit_attachment DROP CONSTRAINT "risk_unit_attachment_recordId_ref";
+ALTER TABLE risk_events_attachment DROP CONSTRAINT "risk_events_attachment_recordId_ref";
+ALTER TABLE risk_measures_attachment DROP CONSTRAINT "risk_measures_attachment_recordId_ref";
+ALTER TABLE troubleshoot_task_attachment DROP CONSTRAINT "troubleshoot_task_attachment_recordId_ref";
+ALTER TABLE troubleshoot_record_attachment DROP CONSTRAINT "troubleshoot_record_attachment_recordId_ref";
+ALTER TABLE troubleshoot_info_attachment DROP CONSTRAINT "troubleshoot_info_attachment_recordId_ref";
+ALTER TABLE ticket_base_info_attachment DROP CONSTRAINT "ticket_base_info_attachment_recordId_ref";
+ALTER TABLE train_base_info_attachment DROP CONSTRAINT "train_base_info_attachment_recordId_ref";
+ALTER TABLE monitor_equip DROP CONSTRAINT monitor_equip_id_live;
+ALTER TABLE troubleshoot_info DROP CONSTRAINT troubleshoot_info_id_live;
+ALTER TABLE ticket_base_info DROP CONSTRAINT ticket_base_info_id_live;
+ALTER TABLE train_base_info DROP CONSTRAINT train_base_info_id_live;
+
 ALTER TABLE risk_events DROP CONSTRAINT "risk_events_riskUnitId_ref";
 ALTER TABLE risk_measures DROP CONSTRAINT "risk_measures_riskEventId_ref";
 ALTER TABLE troubleshoot_task DROP CONSTRAINT "troubleshoot_task_riskMeasureId_ref";

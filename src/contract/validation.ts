@@ -1,8 +1,11 @@
 // One Ajv for everything the document validates: request bodies (through Fastify) and batch items
 // (one by one, so each failed item gets its own 1002). No coercion, no stripping: a wrong type or an
-// unknown field is an error the caller hears about.
-import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+// unknown field is an error the caller hears about. One more rule applies to every schema it
+// compiles: what PostgreSQL cannot hold (storable.ts) is a 1002 naming the field, whatever the field.
+import Ajv2020Module, { type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import type { SchemaValidateFunction } from 'ajv/dist/types/index.js'
 import addFormatsModule from 'ajv-formats'
+import { dateProblem, findUnstorable, instantProblem, integerProblem, textProblem } from './storable.ts'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
 // ajv-formats is CommonJS: Node presents its export as the default import, with the plugin also as its `default`.
@@ -17,9 +20,101 @@ export function createAjv() {
     strict: false,
     // Schemas are compiled per route and per batch item type; identical $ids must not collide.
     addUsedSchema: false,
+    // NaN and ±Infinity (a body's `1e309` parses as Infinity) are not numbers, nor integers.
+    strictNumbers: true,
   })
   addFormats(ajv)
+  ajv.addKeyword({ keyword: STORABLE, schemaType: 'boolean', errors: true, validate: storable })
+  // Every schema compiled here, by Fastify's validator compiler or directly, carries the rule.
+  const compile = ajv.compile.bind(ajv)
+  ajv.compile = ((schema: AnySchemaObject, meta?: boolean) => compile(withStorableRule(schema), meta)) as typeof ajv.compile
   return ajv
+}
+
+/** The keyword that applies storable.ts to a value (added by withStorableRule, never written in the document). */
+const STORABLE = 'x-storable'
+
+/** The storable rule of one value, as an Ajv keyword (errors carry the path inside a value of any shape). */
+const storable: SchemaValidateFunction = (_enabled, data, parentSchema, context) => {
+  let problem: string | undefined
+  let at = ''
+  if (typeof data === 'string') {
+    problem =
+      textProblem(data) ??
+      (parentSchema?.format === 'date-time' ? instantProblem(data) : parentSchema?.format === 'date' ? dateProblem(data) : undefined)
+  } else if (typeof data === 'number') {
+    if (Number.isInteger(data) && typeList(parentSchema).includes('integer')) problem = integerProblem(data)
+  } else if (typeList(parentSchema).length === 0) {
+    // A value of any shape (no type declared): every string, key and number inside it.
+    const found = findUnstorable(data)
+    if (found) [at, problem] = [found.path, found.problem]
+  }
+  if (!problem) return true
+  storable.errors = [{ keyword: STORABLE, instancePath: `${context?.instancePath ?? ''}${at}`, params: {}, message: problem }]
+  return false
+}
+
+function typeList(schema: AnySchemaObject | Record<string, unknown> | undefined): string[] {
+  const type = schema?.type
+  return Array.isArray(type) ? type.filter((name): name is string => typeof name === 'string') : typeof type === 'string' ? [type] : []
+}
+
+/** Keywords whose value is one subschema, a list of subschemas, or a map of name to subschema. */
+const ONE_SUBSCHEMA = [
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]
+const LIST_OF_SUBSCHEMAS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
+const MAP_OF_SUBSCHEMAS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+const COMPOSED = ['$ref', '$dynamicRef', 'enum', 'const', 'allOf', 'anyOf', 'oneOf', 'not']
+
+/**
+ * A copy of `schema` in which every schema of a string or an integer, and every schema that does
+ * not constrain its value's shape, carries the storable keyword; the document's own components (the
+ * targets of `$ref`s) included. Batch items (`x-batch-items`) are left alone: each item is validated
+ * on its own by its resource's validator, so that a bad item fails alone.
+ */
+export function withStorableRule<T>(schema: T): T {
+  const copies = new Map<object, unknown>()
+  const mark = (node: unknown): unknown => {
+    if (!isSchemaObject(node)) return node
+    if (copies.has(node)) return copies.get(node)
+    const copy: Record<string, unknown> = { ...node }
+    copies.set(node, copy)
+    for (const keyword of ONE_SUBSCHEMA) if (keyword in copy) copy[keyword] = mark(copy[keyword])
+    for (const keyword of LIST_OF_SUBSCHEMAS) {
+      const list = copy[keyword]
+      if (Array.isArray(list)) copy[keyword] = list.map(mark)
+    }
+    for (const keyword of MAP_OF_SUBSCHEMAS) {
+      const map = copy[keyword]
+      if (isSchemaObject(map)) copy[keyword] = markEach(map)
+    }
+    const items = copy.items
+    if (items !== undefined && !copy['x-batch-items']) copy.items = Array.isArray(items) ? items.map(mark) : mark(items)
+    const components = copy.components
+    if (isSchemaObject(components) && isSchemaObject(components.schemas)) {
+      copy.components = { ...components, schemas: markEach(components.schemas) }
+    }
+    const types = typeList(copy)
+    const unconstrained = types.length === 0 && !COMPOSED.some((keyword) => keyword in copy)
+    if (types.includes('string') || types.includes('integer') || unconstrained) copy[STORABLE] = true
+    return copy
+  }
+  const markEach = (map: Record<string, unknown>) => Object.fromEntries(Object.entries(map).map(([name, node]) => [name, mark(node)]))
+  // A copy of the same shape: only keywords were added.
+  return mark(schema) as T
+}
+
+function isSchemaObject(node: unknown): node is Record<string, unknown> {
+  return node !== null && typeof node === 'object' && !Array.isArray(node)
 }
 
 export type Validator = ValidateFunction

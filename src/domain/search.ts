@@ -1,6 +1,7 @@
 // `list` and `search` requests made valid: each condition names a field of the resource and an
 // operator that applies to it, with a value of the field's kind; orderBy names fields; a cursor fits
 // the order. What comes out is what the store builds SQL from, without checking it again.
+import { isStorableDate, isStorableInstant } from '../contract/storable.ts'
 import { BusinessError, Code } from '../errors.ts'
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import { decodeCursor, type SortKey } from '../store/cursor.ts'
@@ -79,8 +80,9 @@ const FITS: Record<FieldDef['kind'], (value: unknown) => boolean> = {
   string: (value) => typeof value === 'string',
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   integer: (value) => Number.isInteger(value),
-  instant: (value) => typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value)),
-  date: (value) => typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)),
+  // Only what PostgreSQL holds and the service writes back (years 0001..9999, offsets within ±15:59).
+  instant: (value) => typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value)) && isStorableInstant(value),
+  date: (value) => typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)) && isStorableDate(value),
 }
 
 const EXPECTED: Record<FieldDef['kind'], string> = {

@@ -9,6 +9,7 @@ import type { Caller } from '../auth/auth-service.ts'
 import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
+import type { AttachmentOperations } from '../operations/attachment-operations.ts'
 import type { Idempotency } from '../operations/idempotency.ts'
 import type { SearchRequest } from '../domain/search.ts'
 import type { ResourceOperations } from '../operations/resource-operations.ts'
@@ -54,6 +55,7 @@ export interface HandlerOptions {
   document: OpenApiDocument
   registry: ResourceRegistry
   resources: ResourceOperations
+  attachments: AttachmentOperations
   system: SystemOperations
   idempotency: Idempotency
   edition: Config['edition']
@@ -113,8 +115,58 @@ function resourceHandler(options: HandlerOptions, operationId: string, resource:
     case 'list':
     case 'search':
       return async (request) => success(await resources.page(resource, pageQuery(request)))
+    case 'history':
+      return async (request) => {
+        const query = bodyOf<Schemas['HistoryRequest']>(request)
+        return success(await resources.history(resource, { ...query, companyCode: readCompany(request, query.companyCode) }))
+      }
+    default:
+      return attachmentHandler(options, operationId, resource, action)
+  }
+}
+
+/** The four attachment operations of a resource (CONTRACT §12). */
+function attachmentHandler(options: HandlerOptions, operationId: string, resource: ResourceDef, action: string | undefined): Handler {
+  const { attachments } = options
+  const write = (run: Write) => idempotentWrite(options, operationId, run)
+  switch (action) {
+    case 'attachmentAdd':
+      return write(attachmentAdd(options, resource))
+    case 'attachmentDelete':
+      return write(async (request, context) => {
+        await attachments.delete(resource, bodyOf<Schemas['IdRequest']>(request).id, context)
+        return success()
+      })
+    case 'attachmentList':
+      return async (request) =>
+        success(await attachments.list(resource, bodyOf<Schemas['AttachmentListRequest']>(request).recordId, ownCompany(request)))
+    case 'attachmentGet':
+      return async (request) => success(await attachments.get(resource, bodyOf<Schemas['IdRequest']>(request).id, ownCompany(request)))
     default:
       throw new Error(`unknown x-action ${action} on ${operationId}`)
+  }
+}
+
+/**
+ * attachment/add, or on the park edition with X-Sync-Push, the application of a pushed attachment
+ * (an admin for any enterprise, an enterprise account for its own: park/park-policy.ts refused everyone else).
+ */
+function attachmentAdd(options: HandlerOptions, resource: ResourceDef): Write {
+  return async (request, context) => {
+    const body = bodyOf<Schemas['AttachmentAddRequest']>(request)
+    if (request.headers['x-sync-push'] !== '1') await options.attachments.add(resource, body, context)
+    else if (options.edition !== 'park')
+      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
+    else {
+      const { role } = callerOf(request)
+      const own = ownCompany(request)
+      if (role !== 'admin' && role !== 'enterprise')
+        throw new BusinessError(Code.forbidden, `permission denied: pushing attachments needs the admin or enterprise role, not ${role}`)
+      if (role === 'enterprise' && body.companyCode !== own)
+        throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${own} only`)
+      await options.attachments.applyPushed(resource, body, context)
+    }
+    return success()
   }
 }
 

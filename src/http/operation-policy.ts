@@ -9,8 +9,8 @@ export interface OperationPolicy {
   authenticated: boolean
   tokenKind: 'access' | 'refresh'
   bodyRequired: boolean
-  /** Largest body in bytes, or `batch`: BODY_LIMIT's (see bodyLimitOf). */
-  bodyLimit: number | 'batch'
+  /** Largest body in bytes, `batch`: BODY_LIMIT's, or `attachment`: attachment/add's (see bodyLimitOf). */
+  bodyLimit: number | 'batch' | 'attachment'
 }
 
 /**
@@ -19,16 +19,21 @@ export interface OperationPolicy {
  */
 export const BODY_LIMITS = { system: 4 * 1024, syncRetry: 64 * 1024, oneRecord: 256 * 1024 } as const
 
-function bodyLimitOf(operationId: string, path: string, spec: OperationSpec): number | 'batch' {
+function bodyLimitOf(operationId: string, path: string, spec: OperationSpec): OperationPolicy['bodyLimit'] {
   if (typeof spec['x-body-limit'] === 'number') return spec['x-body-limit']
   if (spec['x-action'] === 'addBatch') return 'batch'
+  if (spec['x-action'] === 'attachmentAdd') return 'attachment'
   // Up to 500 record ids.
   if (operationId === 'systemSyncRetry') return BODY_LIMITS.syncRetry
   return path.startsWith('/system/') ? BODY_LIMITS.system : BODY_LIMITS.oneRecord
 }
 
-/** An operation's limit with BODY_LIMIT configured: the batches' limit, and the ceiling of every other. */
-export function effectiveBodyLimit(policy: OperationPolicy, configured: number): number {
+/**
+ * An operation's limit with BODY_LIMIT configured (the batches' limit, and the ceiling of every other
+ * but attachment/add, whose limit follows ATTACHMENT_MAX_BYTES).
+ */
+export function effectiveBodyLimit(policy: OperationPolicy, configured: number, attachment: number): number {
+  if (policy.bodyLimit === 'attachment') return attachment
   return policy.bodyLimit === 'batch' ? configured : Math.min(policy.bodyLimit, configured)
 }
 

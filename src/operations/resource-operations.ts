@@ -1,11 +1,14 @@
 // The seven generic operations of every resource. Handlers stay thin: domain rules, then the store.
+import type { FastifyBaseLogger } from 'fastify'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { pushItemSchema } from '../contract/push-item-schema.ts'
 import { type createAjv, describeErrors, type Validator } from '../contract/validation.ts'
 import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
 import { type SearchRequest, validSearch } from '../domain/search.ts'
-import { BusinessError, Code } from '../errors.ts'
+import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { classifyDatabaseError } from '../store/database-errors.ts'
+import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import type { ParkStore } from '../store/park-store.ts'
 import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
 
@@ -25,19 +28,26 @@ export class ResourceOperations {
   private readonly itemValidators: Map<string, Validator>
   /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
   private readonly pushItemValidators: Map<string, Validator>
+  private readonly historyStore: HistoryStore
+  /** Where an unexpected failure of one batch item is logged (the item answers -1, the batch goes on). */
+  private readonly log: Pick<FastifyBaseLogger, 'error'> | undefined
 
   private readonly park: ParkStore | undefined
 
   constructor(options: {
     store: ResourceStore
+    history: HistoryStore
     ajv: ReturnType<typeof createAjv>
     document: OpenApiDocument
     registry: ResourceRegistry
+    log?: Pick<FastifyBaseLogger, 'error'>
     /** Park edition: where pushed records are applied. */
     park?: ParkStore
   }) {
     const { ajv, document, registry } = options
     this.store = options.store
+    this.historyStore = options.history
+    this.log = options.log
     this.park = options.park
     this.itemValidators = new Map(
       registry.all.map((resource) => [
@@ -101,6 +111,19 @@ export class ResourceOperations {
     return this.store.page(resource, validSearch(resource, request))
   }
 
+  /** A record's history, newest first (deleted records keep theirs). */
+  async history(
+    resource: ResourceDef,
+    query: { id: string; companyCode?: string; pageNum?: number; pageSize?: number },
+  ): Promise<HistoryPage> {
+    return this.historyStore.page(resource, {
+      id: query.id,
+      companyCode: query.companyCode,
+      pageNum: query.pageNum ?? 1,
+      pageSize: query.pageSize ?? 20,
+    })
+  }
+
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */
   async addBatch(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
     return this.eachItem(list, validatorOf(this.itemValidators, resource), (item) => this.add(resource, item, context))
@@ -151,8 +174,14 @@ export class ResourceOperations {
   private async eachItem(list: unknown[], validate: Validator, apply: (item: ApiRecord) => Promise<void>): Promise<BatchResult> {
     checkBatchSize(list)
     const result: BatchResult = { succeeded: [], failed: [] }
+    let unavailable: { code: number; reason: string } | undefined
     for (const [index, item] of list.entries()) {
       const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
+      // The database out of reach: the items after it are not tried, and fail with the same 4001.
+      if (unavailable) {
+        result.failed.push({ id, index, ...unavailable })
+        continue
+      }
       try {
         if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
         // Valid items are records with a string id (every item schema requires one).
@@ -160,11 +189,21 @@ export class ResourceOperations {
         await apply(item)
         result.succeeded.push(id)
       } catch (error) {
-        if (!(error instanceof BusinessError)) throw error
-        result.failed.push({ id, index, code: error.code, reason: error.message })
+        // Whatever went wrong, only this item failed: the items before it are stored, and stay so.
+        const failure = this.itemFailure(error)
+        result.failed.push({ id, index, ...failure })
+        if (failure.code === Code.databaseUnavailable) unavailable = failure
       }
     }
     return result
+  }
+
+  private itemFailure(error: unknown): { code: number; reason: string } {
+    if (error instanceof BusinessError) return { code: error.code, reason: error.message }
+    const refusal = classifyDatabaseError(error)
+    if (refusal) return { code: refusal.code, reason: refusal.message }
+    this.log?.error({ err: error }, 'batch item failed unexpectedly')
+    return { code: Code.unexpected, reason: GENERIC_BUSY_MESSAGE }
   }
 }
 

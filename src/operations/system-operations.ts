@@ -3,6 +3,7 @@ import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
 import type { Edition } from '../config.ts'
 import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import { withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
@@ -103,9 +104,10 @@ export class SystemOperations {
   }
 
   async syncStatus(): Promise<Envelope> {
+    const targets = withAttachments(this.registry.all)
     const [resources, exhausted, reconcile] = await Promise.all([
-      this.sync.counts(this.registry.all),
-      this.sync.exhausted(this.registry.all, this.failedRequeueRounds),
+      this.sync.counts(targets),
+      this.sync.exhausted(targets, this.failedRequeueRounds),
       this.reconciler?.last() ?? null,
     ])
     const ages = resources.map((counts) => counts.oldestPendingSeconds).filter((age): age is number => age !== null)
@@ -171,7 +173,7 @@ export class SystemOperations {
   }
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
-    const resources = body?.resource ? [this.registry.get(body.resource)] : this.registry.all
+    const resources = withAttachments(body?.resource ? [this.registry.get(body.resource)] : this.registry.all)
     const requeued = await this.sync.requeueFailed(resources, body?.ids)
     if (requeued > 0) this.wakePush()
     return success({ requeued })

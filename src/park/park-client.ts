@@ -4,6 +4,7 @@ import createClient from 'openapi-fetch'
 import type { components, paths } from '../../generated/openapi.ts'
 import { listOperations, loadOpenApi } from '../contract/openapi-document.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { AttachmentPushItem } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion } from '../store/park-store.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
@@ -50,6 +51,19 @@ function resourceKey(resource: ResourceDef): ResourceKey {
 
 function isAddBatchPath(path: string): path is AddBatchPath {
   return ADD_BATCH_PATHS.has(path)
+}
+
+/** The attachment/add operations of the document: a pushed attachment is their body with the push-only fields set. */
+type AttachmentAddPath = Extract<keyof paths, `/${string}/attachment/add`>
+
+const ATTACHMENT_ADD_PATHS = new Set(
+  listOperations(loadOpenApi().document)
+    .filter(({ spec }) => spec['x-action'] === 'attachmentAdd')
+    .map(({ path }) => path),
+)
+
+function isAttachmentAddPath(path: string): path is AttachmentAddPath {
+  return ATTACHMENT_ADD_PATHS.has(path)
 }
 
 export class ParkUnavailable extends Error {
@@ -122,6 +136,37 @@ export class ParkClient {
       const { response, data, error } = await this.client.POST('/system/sync/digest', {
         body: request,
         headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })
+      return { status: response.status, body: data ?? envelopeOf(error) }
+    } catch (error) {
+      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  /** Pushes one attachment (attachment/add with X-Sync-Push); the park's business answer. Throws ParkUnavailable when it cannot. */
+  async pushAttachment(resource: ResourceDef, item: AttachmentPushItem): Promise<{ code: number; msg: string }> {
+    const path = `/${resource.path}/attachment/add`
+    if (!isAttachmentAddPath(path)) throw new Error(`the document has no ${path}`)
+    let answer = await this.sendAttachment(path, item)
+    if (answer.status === 401) {
+      this.token = undefined
+      answer = await this.sendAttachment(path, item)
+    }
+    const { status, body } = answer
+    // A business refusal (HTTP 200) is the attachment's; anything else is the park's trouble.
+    if (status !== 200 || !body) {
+      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+    }
+    return { code: body.code, msg: body.msg }
+  }
+
+  private async sendAttachment(path: AttachmentAddPath, item: AttachmentPushItem) {
+    const token = await this.login()
+    try {
+      const { response, data, error } = await this.client.POST(path, {
+        body: item,
+        headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
         signal: AbortSignal.timeout(this.timeoutMs),
       })
       return { status: response.status, body: data ?? envelopeOf(error) }

@@ -1,6 +1,6 @@
 // Who may do what on the park edition (CONTRACT §10), checked with the roles before any parsing:
 // - the park is not an author: business writes (`add`, `update`, `delete`, and `add-batch`
-//   without `X-Sync-Push: 1`) are refused for every role; only pushes write, from an `admin` (any
+//   without `X-Sync-Push: 1`, attachment/add without it, attachment/delete) are refused for every role; only pushes write, from an `admin` (any
 //   enterprise) or an `enterprise` account (its own, checked per item);
 // - an `enterprise` account reads its own enterprise's records and pushes them, nothing else (the
 //   document's x-roles list where it may call at all).
@@ -16,15 +16,16 @@ export interface ParkRequest {
 /** The refusal of a request on the park edition, or undefined when the roles decide alone. */
 export function parkRefusal(request: ParkRequest): BusinessError | undefined {
   const { action, role } = request
-  const push = action === 'addBatch' && request.pushHeader === '1'
-  if (action === 'add' || action === 'update' || action === 'delete' || (action === 'addBatch' && !push)) {
+  const pushable = action === 'addBatch' || action === 'attachmentAdd'
+  const push = pushable && request.pushHeader === '1'
+  if (action === 'add' || action === 'update' || action === 'delete' || action === 'attachmentDelete' || (pushable && !push)) {
     return new BusinessError(
       Code.forbidden,
-      'permission denied: the park edition is not an author; it holds what its enterprises push (add-batch with X-Sync-Push: 1)',
+      'permission denied: the park edition is not an author; it holds what its enterprises push (add-batch and attachment/add with X-Sync-Push: 1)',
     )
   }
   if (push && role !== 'admin' && role !== 'enterprise') {
-    return new BusinessError(Code.forbidden, `permission denied: pushing records needs the admin or enterprise role, not ${role}`)
+    return new BusinessError(Code.forbidden, `permission denied: pushing needs the admin or enterprise role, not ${role}`)
   }
   return undefined
 }

@@ -18,6 +18,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { PgBoss } from 'pg-boss'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type ParkClient, ParkUnavailable } from './park-client.ts'
 import type { Reconciler } from './reconcile.ts'
@@ -31,6 +32,8 @@ export interface PushSettings {
   retryLimit: number
   retryDelayMaxSeconds: number
   batchSize: number
+  /** Attachment bytes per page read for the push (one attachment at least). */
+  batchBytes: number
   /** A drain that died with its process is retried after this long (pg-boss expiry). */
   expireInSeconds: number
   /** Failed records are queued again by the sweep after resting this long, */
@@ -44,6 +47,7 @@ export interface PushSettings {
 export class ParkPush {
   private readonly boss: PgBoss
   private readonly sync: SyncStore
+  private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
   readonly client: ParkClient
   readonly settings: PushSettings
@@ -62,6 +66,7 @@ export class ParkPush {
   constructor(options: {
     boss: PgBoss
     sync: SyncStore
+    attachments: AttachmentStore
     registry: ResourceRegistry
     client: ParkClient
     settings: PushSettings
@@ -69,6 +74,7 @@ export class ParkPush {
   }) {
     this.boss = options.boss
     this.sync = options.sync
+    this.attachments = options.attachments
     this.registry = options.registry
     this.client = options.client
     this.settings = options.settings
@@ -148,20 +154,57 @@ export class ParkPush {
     }
   }
 
+  /**
+   * Live records parents first, then live attachments (after their records), then deleted
+   * attachments, then deleted records children first (a record's attachments go before it).
+   */
   private async drainAll(): Promise<void> {
-    const passes: [ResourceDef[], boolean][] = [
-      [this.registry.all, false],
-      [[...this.registry.all].reverse(), true],
-    ]
-    for (const [resources, deleted] of passes) {
-      for (const resource of resources) {
-        let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
-        while (page.items.length > 0) {
-          await this.pushPage(resource, page.items)
-          if (!page.cursor) break
-          page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
+    const all = this.registry.all
+    for (const resource of all) await this.drainRecords(resource, false)
+    for (const deleted of [false, true]) for (const resource of all) await this.drainAttachments(resource, deleted)
+    for (const resource of [...all].reverse()) await this.drainRecords(resource, true)
+  }
+
+  private async drainRecords(resource: ResourceDef, deleted: boolean): Promise<void> {
+    let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
+    while (page.items.length > 0) {
+      await this.pushPage(resource, page.items)
+      if (!page.cursor) break
+      page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
+    }
+  }
+
+  /**
+   * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
+   * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push. A refusal
+   * is settled on the attachment (failed with the reason, like records); only a failed call throws.
+   */
+  private async drainAttachments(resource: ResourceDef, deleted: boolean): Promise<void> {
+    const target = attachmentTarget(resource)
+    const maxAttempts = this.settings.retryLimit + 1
+    let page = await this.attachments.pending(resource, deleted, this.settings.batchSize, this.settings.batchBytes)
+    while (page.items.length > 0) {
+      for (const [index, item] of page.items.entries()) {
+        this.stats.calls++
+        let answer: { code: number; msg: string }
+        try {
+          answer = await this.client.pushAttachment(resource, item)
+        } catch (error) {
+          this.stats.failedCalls++
+          const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
+          const rest = page.items.slice(index).map((left) => ({ id: left.id, version: left.version, error: message }))
+          await this.sync.recordFailure(target, rest, maxAttempts)
+          throw error
         }
+        const error = answer.code === 0 ? null : `park refused with ${answer.code}: ${answer.msg}`
+        const settled = await this.sync.settle(target, [
+          { id: item.id, version: item.version, held: answer.code === 0 ? item.version : null, error },
+        ])
+        this.stats.acknowledged += settled.synced
+        this.stats.refused += settled.failed
       }
+      if (!page.cursor) break
+      page = await this.attachments.pending(resource, deleted, this.settings.batchSize, this.settings.batchBytes, page.cursor)
     }
   }
 
@@ -203,11 +246,12 @@ export class ParkPush {
    */
   async sweep(): Promise<void> {
     try {
-      await this.sync.requeueFailed(this.registry.all, undefined, {
+      const targets = withAttachments(this.registry.all)
+      await this.sync.requeueFailed(targets, undefined, {
         restedSeconds: this.settings.failedRetrySeconds,
         rounds: this.settings.failedRequeueRounds,
       })
-      if (await this.sync.hasPending(this.registry.all)) await this.drain()
+      if (await this.sync.hasPending(targets)) await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')

@@ -6,6 +6,7 @@ import type pg from 'pg'
 import { PgBoss } from 'pg-boss'
 import type { Config } from '../config.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { AttachmentStore } from '../store/attachment-store.ts'
 import type { ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from './park-client.ts'
@@ -16,6 +17,7 @@ export function parkPush(
   config: Config,
   pool: pg.Pool,
   sync: SyncStore,
+  attachments: AttachmentStore,
   digests: ParkStore,
   registry: ResourceRegistry,
   log: FastifyBaseLogger,
@@ -35,7 +37,7 @@ export function parkPush(
     password: config.parkPassword,
     timeoutMs: config.push.parkTimeoutMs,
   })
-  const push = new ParkPush({ boss, sync, registry, client, settings: config.push, log })
+  const push = new ParkPush({ boss, sync, attachments, registry, client, settings: config.push, log })
   // Reconciliation runs on a schedule of the push's pg-boss, and on demand (/system/sync/reconcile).
   push.reconciler = new Reconciler({ pool, registry, digests, sync, client, companyCode: config.companyCode, wake: () => push.wake() })
   return push

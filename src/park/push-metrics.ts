@@ -2,6 +2,7 @@
 // the push queue's jobs by state, and the push's calls, failures and records since start.
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import { withAttachments } from '../store/attachment-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import type { ParkPush } from './park-push.ts'
 import { cachedRead, PAGE_READ_TTL_MS } from '../store/cached-read.ts'
@@ -12,7 +13,7 @@ export function registerPushMetrics(
 ): void {
   const { sync, resources, push } = options
   // Scrapes cannot load the database: its reads are shared and kept a second.
-  const counts = cachedRead(() => sync.counts(resources.all), PAGE_READ_TTL_MS)
+  const counts = cachedRead(() => sync.counts(withAttachments(resources.all)), PAGE_READ_TTL_MS)
   const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS)
   // One query a scrape sets both: records by state, and the oldest pending age (registered after
   // the records, so set by their collect before it is read).
@@ -23,7 +24,7 @@ export function registerPushMetrics(
   })
   const records = new Gauge({
     name: 'sync_records',
-    help: 'Records (tombstones included) by resource and sync state (pending, synced, failed).',
+    help: 'Records and attachments (tombstones included) by resource (`riskUnit`, `riskUnit/attachment`, ...) and sync state (pending, synced, failed).',
     labelNames: ['resource', 'state'] as const,
     registers: [metrics],
     async collect() {

@@ -4,10 +4,13 @@
 // records). The table below is built from the registry, so a refusal is told by its name alone.
 import { BusinessError, Code } from '../errors.ts'
 import type { Reference, ResourceDef } from '../resources/resource-registry.ts'
+import { classifyDatabaseError } from './database-errors.ts'
 import type { ApiRecord } from './resource-sql.ts'
 
 export type Refusal =
-  { kind: 'reference'; child: ResourceDef; reference: Reference } | { kind: 'unique'; resource: ResourceDef; field: string }
+  | { kind: 'reference'; child: ResourceDef; reference: Reference }
+  | { kind: 'unique'; resource: ResourceDef; field: string }
+  | { kind: 'attachment'; resource: ResourceDef }
 
 export function constraintName(table: string, field: string, kind: 'ref' | 'unique'): string {
   return `${table}_${field}_${kind}`
@@ -22,12 +25,14 @@ export function refusalsByConstraint(resources: readonly ResourceDef[]): Map<str
     for (const field of resource.uniqueFields) {
       refusals.set(constraintName(resource.table, field, 'unique'), { kind: 'unique', resource, field })
     }
+    // A record's attachments (`<table>_attachment`, migration 081) name it as children do.
+    refusals.set(constraintName(`${resource.table}_attachment`, 'recordId', 'ref'), { kind: 'attachment', resource })
   }
   return refusals
 }
 
 /** What PostgreSQL's errors carry (node-postgres DatabaseError). */
-interface DatabaseRefusal {
+interface ConstraintError {
   code?: unknown
   constraint?: unknown
 }
@@ -35,12 +40,21 @@ interface DatabaseRefusal {
 /**
  * A database refusal that is the caller's doing, as a business error; anything else as it came.
  * `subject` is what the statement wrote: the record, the change or the pushed item ({id} on delete).
+ * Unique and reference refusals are told here by constraint name; every other SQLSTATE by
+ * database-errors.ts (a value the caller sent is its 1002; the database unavailable is left as it
+ * came, to be answered 4001 and logged with its detail).
  */
 export function translateRefusal(refusals: Map<string, Refusal>, resource: ResourceDef, error: unknown, subject: ApiRecord): unknown {
-  const { code, constraint }: DatabaseRefusal = typeof error === 'object' && error !== null ? error : {}
+  const { code, constraint }: ConstraintError = typeof error === 'object' && error !== null ? error : {}
   const refusal = typeof constraint === 'string' ? refusals.get(constraint) : undefined
   switch (code) {
     case '23503': {
+      if (refusal?.kind === 'attachment' && refusal.resource.key === resource.key) {
+        return new BusinessError(
+          Code.stillReferenced,
+          `${resource.key} ${String(subject.id)} still has live attachments (delete them first)`,
+        )
+      }
       if (refusal?.kind !== 'reference') return error
       const { child, reference } = refusal
       // The child's own write names a missing parent; a parent's delete is refused by a live child.
@@ -59,12 +73,9 @@ export function translateRefusal(refusals: Map<string, Refusal>, resource: Resou
       return refusal?.kind === 'unique' && refusal.resource.key === resource.key
         ? new BusinessError(Code.duplicateUnique, `${refusal.field} already exists`)
         : error
-    case '22007':
-    case '22008':
-    case '22003':
-    case '22P02':
-      return new BusinessError(Code.badParameter, `a value is out of range: ${code === '22003' ? 'number' : 'date or time'}`)
-    default:
-      return error
+    default: {
+      const refusal = classifyDatabaseError(error)
+      return refusal && refusal.code !== Code.databaseUnavailable ? new BusinessError(refusal.code, refusal.message) : error
+    }
   }
 }

@@ -57,20 +57,3 @@ export function openDatabase(connectionString: string, options: DatabaseOptions 
     },
   }
 }
-
-/** True when the error means the database could not be reached (answered 503/4001). */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  // Timeouts of the pool and the client (DB_CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS) and a lost
-  // connection carry no code.
-  if (
-    error instanceof Error &&
-    /timeout exceeded when trying to connect|query read timeout|connection timeout|connection terminated/i.test(error.message)
-  )
-    return true
-  const code = (error as { code?: string } | null)?.code
-  if (typeof code !== 'string') return false
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '57014'].includes(code) ||
-    code.startsWith('08')
-  )
-}

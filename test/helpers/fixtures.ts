@@ -1,41 +1,63 @@
-// Valid records of every resource, taken from the document's own examples, linked into one chain
-// riskUnit ← riskEvents ← riskMeasures ← troubleshootTask ← troubleshootRecord ← troubleshootInfo.
-import { loadOpenApi } from '../../src/contract/openapi-document.ts'
+// Valid records of every resource, built from the document and the registry alone: nothing here
+// names a resource. A record is its add shape's first example with a fresh id; its unique fields
+// (x-unique) get a value derived from the id, and its optional references (x-references) are left
+// out (the example's parents do not exist). The chain parent of a resource is its reference to the
+// nearest resource before it in the registry: riskUnit ← riskEvents ← riskMeasures ←
+// troubleshootTask ← troubleshootRecord ← troubleshootInfo. A tenth resource gets its fixtures by
+// having its schema and registry entry (test/operations/tenth-resource.test.ts).
+import { loadOpenApi, type OpenApiDocument } from '../../src/contract/openapi-document.ts'
+import { type ResourceDef, ResourceRegistry } from '../../src/resources/resource-registry.ts'
 
-const { document } = loadOpenApi()
-
-export const RESOURCE_PATHS: Record<string, string> = {
-  monitorEquip: '/hazard/monitorEquip',
-  riskUnit: '/prevent/riskUnit',
-  riskEvents: '/prevent/riskEvents',
-  riskMeasures: '/prevent/riskMeasures',
-  troubleshootTask: '/prevent/troubleshootTask',
-  troubleshootRecord: '/prevent/troubleshootRecord',
-  troubleshootInfo: '/prevent/troubleshootInfo',
-  ticketBaseInfo: '/prevent/ticketBaseInfo',
-  trainBaseInfo: '/prevent/trainBaseInfo',
+export interface Fixtures {
+  registry: ResourceRegistry
+  /** `{monitorEquip: '/hazard/monitorEquip', ...}`, in the registry's parent-before-child order. */
+  paths: Record<string, string>
+  /** The reference a resource hangs from in the chain: [its field, the parent's key]. */
+  parents: Record<string, [field: string, parent: string] | undefined>
+  example(resource: string): Record<string, any>
+  record(resource: string, id: string, overrides?: Record<string, unknown>): Record<string, any>
 }
 
-export function example(resource: string): Record<string, any> {
-  const schemaName = resource[0].toUpperCase() + resource.slice(1)
-  const examples = document.components.schemas[schemaName].examples
-  if (!examples?.length) throw new Error(`no example for ${schemaName}`)
-  return structuredClone(examples[0] as Record<string, any>)
+/** `monitorCode` → `MC`: the prefix of a unique field's value (`MC-<id>`). */
+function initials(field: string): string {
+  return (field[0] + field.slice(1).replace(/[^A-Z]/g, '')).toUpperCase()
 }
 
-/** A valid record with a unique id (and unique codes), pointing at the given parents. */
-export function record(resource: string, id: string, overrides: Record<string, unknown> = {}): Record<string, any> {
-  const value: Record<string, any> = { ...example(resource), id }
-  if (resource === 'monitorEquip') value.monitorCode = `MC-${id}`
-  if (resource === 'ticketBaseInfo') value.ticketNo = `TN-${id}`
-  for (const field of ['riskMeasureId', 'checkRecordId']) if (resource === 'troubleshootInfo') delete value[field]
-  return { ...value, ...overrides }
+function chainParent(registry: ResourceRegistry, resource: ResourceDef): [string, string] | undefined {
+  const order = registry.all.map((each) => each.key)
+  const nearest = [...resource.references].sort((a, b) => order.indexOf(b.parent) - order.indexOf(a.parent))[0]
+  return nearest ? [nearest.field, nearest.parent] : undefined
 }
 
-export const PARENT_FIELD: Record<string, [field: string, parent: string] | undefined> = {
-  riskEvents: ['riskUnitId', 'riskUnit'],
-  riskMeasures: ['riskEventId', 'riskEvents'],
-  troubleshootTask: ['riskMeasureId', 'riskMeasures'],
-  troubleshootRecord: ['checkTaskId', 'troubleshootTask'],
-  troubleshootInfo: ['checkRecordId', 'troubleshootRecord'],
+/** The fixtures of a document and its registry (the service's own, or those of a copy with more resources). */
+export function fixturesOf(document: OpenApiDocument, registry = new ResourceRegistry(document)): Fixtures {
+  const example = (resource: string): Record<string, any> => {
+    const schemaName = registry.get(resource).schemaName
+    const examples = document.components.schemas[schemaName].examples
+    if (!examples?.length) throw new Error(`no example for ${schemaName}`)
+    return structuredClone(examples[0] as Record<string, any>)
+  }
+  const record = (resource: string, id: string, overrides: Record<string, unknown> = {}): Record<string, any> => {
+    const definition = registry.get(resource)
+    const required = new Set(document.components.schemas[definition.schemaName].required ?? [])
+    const value: Record<string, any> = { ...example(resource), id }
+    for (const field of definition.uniqueFields) value[field] = `${initials(field)}-${id}`
+    for (const { field } of definition.references) if (!required.has(field)) delete value[field]
+    return { ...value, ...overrides }
+  }
+  return {
+    registry,
+    paths: Object.fromEntries(registry.all.map((resource) => [resource.key, `/${resource.path}`])),
+    parents: Object.fromEntries(registry.all.map((resource) => [resource.key, chainParent(registry, resource)])),
+    example,
+    record,
+  }
 }
+
+const fixtures = fixturesOf(loadOpenApi().document)
+
+export const RESOURCES = fixtures.registry.all
+export const RESOURCE_PATHS = fixtures.paths
+export const PARENT_FIELD = fixtures.parents
+export const example = fixtures.example
+export const record = fixtures.record

@@ -29,21 +29,23 @@ const post = async (path: string, body: string, headers: Record<string, string> 
 
 t.test('every operation has a body limit of its kind, as the document tables them', async (t) => {
   for (const { operationId, path, spec } of listOperations(document)) {
-    const limit = effectiveBodyLimit(policies.get(operationId)!, 32 * 1024 * 1024)
+    const limit = effectiveBodyLimit(policies.get(operationId)!, 32 * 1024 * 1024, 7 * 1024 * 1024)
     const expected =
       spec['x-body-limit'] ??
       (spec['x-action'] === 'addBatch'
         ? 32 * 1024 * 1024
-        : operationId === 'systemSyncRetry'
-          ? BODY_LIMITS.syncRetry
-          : path.startsWith('/system/')
-            ? BODY_LIMITS.system
-            : BODY_LIMITS.oneRecord)
+        : spec['x-action'] === 'attachmentAdd'
+          ? 7 * 1024 * 1024
+          : operationId === 'systemSyncRetry'
+            ? BODY_LIMITS.syncRetry
+            : path.startsWith('/system/')
+              ? BODY_LIMITS.system
+              : BODY_LIMITS.oneRecord)
     t.equal(limit, expected, operationId)
   }
-  t.equal(effectiveBodyLimit(policies.get('systemLogin')!, 32 * 1024 * 1024), 4096, 'login: 4 KiB')
-  t.equal(effectiveBodyLimit(policies.get('preventRiskUnitAddBatch')!, 1_000_000), 1_000_000, 'batches: BODY_LIMIT')
-  t.equal(effectiveBodyLimit(policies.get('preventRiskUnitAdd')!, 100_000), 100_000, 'BODY_LIMIT caps the others')
+  t.equal(effectiveBodyLimit(policies.get('systemLogin')!, 32 * 1024 * 1024, 7 * 1024 * 1024), 4096, 'login: 4 KiB')
+  t.equal(effectiveBodyLimit(policies.get('preventRiskUnitAddBatch')!, 1_000_000, 7 * 1024 * 1024), 1_000_000, 'batches: BODY_LIMIT')
+  t.equal(effectiveBodyLimit(policies.get('preventRiskUnitAdd')!, 100_000, 7 * 1024 * 1024), 100_000, 'BODY_LIMIT caps the others')
   t.match(document.info.description, /\| `add-batch` \| 32 MiB/, 'the table is in the document')
 })
 

@@ -10,3 +10,10 @@ t.test('keys sorted at every depth; arrays keep their order', async (t) => {
   t.equal(canonicalJson(null), 'null')
   t.equal(canonicalJson({ é: 1, e: 2, Z: 3 }), '{"Z":3,"e":2,"é":1}', 'code-unit order')
 })
+
+t.test('any depth: no recursion, so a body nested as deep as its size allows is hashed', async (t) => {
+  t.equal(canonicalJson({ b: 1, a: [true, null, { d: 'x', c: 2 }] }), '{"a":[true,null,{"c":2,"d":"x"}],"b":1}')
+  let deep: unknown = 1
+  for (let i = 0; i < 100_000; i++) deep = [deep]
+  t.equal(canonicalJson(deep).length, 200_001)
+})

@@ -132,7 +132,20 @@ t.test('the park down: writes answer as usual, stay pending, and reach the park 
   t.same(await liveRecords(park.url, parkToken), await liveRecords(enterprise.url, token))
 })
 
+/**
+ * The push's counters are final once nothing is pending and no drain is running: a drain (a
+ * park-push job, or the sweep's) counts what it pushed before its job completes.
+ */
+async function pushIdle(): Promise<boolean> {
+  if (!(await allSynced(enterprise))) return false
+  const { rows } = await enterprise.database.pool.query(
+    `SELECT count(*)::int AS active FROM pgboss.job WHERE name IN ('park-push', 'park-sweep') AND state = 'active'`,
+  )
+  return rows[0].active === 0
+}
+
 t.test('operators see the push: readiness includes pg-boss, metrics count records and calls', async (t) => {
+  await eventually(pushIdle, { timeoutMs: 60_000, what: 'the push to be idle, its counters final' })
   const ready = (await (await fetch(`${enterprise.url}/health/ready`)).json()) as any
   t.equal(ready.data.push, 'ready')
   const text = await (await fetch(`${enterprise.url}/metrics`)).text()

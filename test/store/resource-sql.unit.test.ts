@@ -62,8 +62,26 @@ t.test('a cursor holds the sort values, and fits only keys of its kinds', async 
 t.test('an update changes only what differs, under an expected version when asked', async (t) => {
   const [sql, values] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin', 4)
   t.match(sql, /SET "riskUnitName" = \$3, "updateTime" = now\(\), "updateBy" = \$2/)
-  t.match(sql, /WHERE id = \$1 AND live AND \("riskUnitName" IS DISTINCT FROM \$3\) AND version = \$4/)
+  t.match(sql, /"risk_unit"\.live AND \("risk_unit"\."riskUnitName" IS DISTINCT FROM \$3\) AND "risk_unit"\.version = \$4/)
   t.same(values, ['RU-1', 'admin', 'n', 4])
+})
+
+t.test('every write writes its history entry in the same statement', async (t) => {
+  const [update] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin')
+  t.match(
+    update,
+    /WITH target AS \(SELECT .* FOR UPDATE\), changed AS \(UPDATE .*\), history AS \(INSERT INTO record_history .*'update'.*history_changes\(__old, __new/,
+  )
+  const [insert] = table.insert({ id: 'RU-1', riskUnitName: 'n' }, '000000000', 'admin')
+  t.match(
+    insert,
+    /WITH added AS \(INSERT INTO "risk_unit" .*jsonb_strip_nulls\(jsonb_build_object\('id', "risk_unit"\."id", 'riskUnitName'.*\), history AS \(INSERT INTO record_history .*'add'/,
+  )
+  const [remove] = table.delete('RU-1', 'admin')
+  t.match(
+    remove,
+    /WITH deleted AS \(UPDATE "risk_unit" SET live = NULL.*\), history AS \(INSERT INTO record_history .*'delete', "updateTime", "updateBy", '\{\}'::jsonb FROM deleted\) SELECT id FROM deleted$/,
+  )
 })
 
 t.test('refusals by constraint name: references and unique fields of the registry', async (t) => {
@@ -89,5 +107,11 @@ t.test('refusals by constraint name: references and unique fields of the registr
   t.equal((unique as BusinessError).message, 'monitorCode already exists')
   const unknown = { code: '23505', constraint: 'something_else' }
   t.equal(translateRefusal(refusals, unit, unknown, {}), unknown, 'an unknown constraint stays the error it was')
-  t.equal((translateRefusal(refusals, unit, { code: '22003' }, {}) as BusinessError).message, 'a value is out of range: number')
+  // Every other SQLSTATE as database-errors.ts classifies it: the caller's value is its 1002, the
+  // database out of reach stays the error it was (answered 4001 and logged by the envelope).
+  const outOfRange = translateRefusal(refusals, unit, { code: '22003', severity: 'ERROR' }, {})
+  t.ok(outOfRange instanceof BusinessError && outOfRange.code === Code.badParameter)
+  t.equal((outOfRange as BusinessError).message, 'a number is out of range')
+  const gone = { code: '57P01', severity: 'FATAL' }
+  t.equal(translateRefusal(refusals, unit, gone, {}), gone, 'the database unavailable stays the error it was')
 })

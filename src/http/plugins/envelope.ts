@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { describeErrors, isNotAnObject } from '../../contract/validation.ts'
 import { BusinessError, type BusinessCode, Code, failure, GENERIC_BUSY_MESSAGE, statusOf } from '../../errors.ts'
-import { isDatabaseUnavailable } from '../../store/database.ts'
+import { classifyDatabaseError } from '../../store/database-errors.ts'
 
 export default fp(
   async (app) => {
@@ -40,7 +40,9 @@ function classify(error: unknown): [BusinessCode, string] {
     if (context === 'body' && isNotAnObject(fastifyError.validation)) return [Code.malformed, 'request body must be a JSON object']
     return [Code.badParameter, describeErrors(fastifyError.validation)]
   }
-  if (isDatabaseUnavailable(error)) return [Code.databaseUnavailable, 'database unavailable, please retry later']
+  // A database error that escaped the store: the caller's value (1002), the database out of reach or too busy (4001).
+  const refusal = classifyDatabaseError(error)
+  if (refusal) return [refusal.code, refusal.message]
   switch (fastifyError.statusCode) {
     case 400:
     case 415:

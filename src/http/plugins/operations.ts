@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue'
 import fp from 'fastify-plugin'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
+import { withDeclaredBodies } from '../../contract/request-bodies.ts'
 import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
 import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
@@ -16,6 +17,8 @@ export interface OperationsOptions {
   policies: Map<string, OperationPolicy>
   /** BODY_LIMIT: the batches' body limit and the ceiling of every other. */
   bodyLimit: number
+  /** attachment/add's body limit: a file of ATTACHMENT_MAX_BYTES as base64 beside its other fields. */
+  attachmentBodyLimit: number
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
@@ -24,10 +27,10 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
   // Each operation's body limit: a body over it is 413/1010 before a byte of it is parsed.
   app.addHook('onRoute', (route) => {
     const policy = options.policies.get(operationIdOfSchema(route.schema) ?? '')
-    if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit)
+    if (policy) route.bodyLimit = effectiveBodyLimit(policy, options.bodyLimit, options.attachmentBodyLimit)
   })
   await app.register(openapiGlue, {
-    specification: runtimeSpecification(options.document),
+    specification: withDeclaredBodies(runtimeSpecification(options.document)),
     operationResolver: (operationId: string) => {
       const handler = handlers.get(operationId)
       if (!handler) throw new Error(`no handler for operation ${operationId}`)

@@ -1,0 +1,100 @@
+// What PostgreSQL can hold, as plain predicates over values a request carries. Request validation
+// (validation.ts) applies them to every string, integer, instant and date of every schema, so a
+// value the database would refuse, or keep altered, is a 1002 naming its field before any SQL runs.
+//
+// - Text: PostgreSQL's text cannot hold U+0000, and a lone UTF-16 surrogate has no UTF-8 form (the
+//   driver would store U+FFFD in its place).
+// - Integers: JSON numbers are doubles; past 2^53 they are no longer the integer that was sent.
+//   (Infinity, from `1e309`, is refused as a number by Ajv's strictNumbers.)
+// - Instants: stored as timestamptz and written back in the configured zone as `YYYY-MM-DDThh:mm:ss`
+//   with a four-digit year, so an instant must land in years 0001..9999 in every zone: its UTC time
+//   between 0001-01-02 and 9999-12-30. Offsets beyond ±15:59 are refused by PostgreSQL.
+// - Dates: PostgreSQL has no year 0.
+
+/** Why a string cannot be stored as text, or undefined when it can. */
+export function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)'
+  if (!value.isWellFormed()) return 'must not contain a lone UTF-16 surrogate (not Unicode text)'
+  return undefined
+}
+
+/** Why an integer cannot be kept exactly, or undefined when it can. */
+export function integerProblem(value: number): string | undefined {
+  return Number.isSafeInteger(value) ? undefined : `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`
+}
+
+export const EARLIEST_INSTANT = '0001-01-02T00:00:00Z'
+export const LATEST_INSTANT = '9999-12-30T23:59:59Z'
+const EARLIEST_MS = utcMilliseconds(1, 1, 2, 0, 0, 0)
+const LATEST_MS = utcMilliseconds(9999, 12, 31, 0, 0, 0)
+const MAX_OFFSET_MINUTES = 15 * 60 + 59
+
+// RFC 3339 date-time as ajv-formats accepts it (T, t or a space; Z, z, ±hh, ±hhmm or ±hh:mm).
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/
+
+/**
+ * Why a syntactically valid instant cannot be stored and written back, or undefined when it can.
+ * (Its syntax is the `date-time` format's business; a string that is not an instant passes here.)
+ */
+export function instantProblem(value: string): string | undefined {
+  const match = INSTANT.exec(value)
+  if (!match) return undefined
+  const [, year, month, day, hour, minute, second, sign, offsetHours, offsetMinutes] = match
+  const offset = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes ?? 0)) : 0
+  if (Math.abs(offset) > MAX_OFFSET_MINUTES) return 'offset must be within -15:59..+15:59'
+  const utc = utcMilliseconds(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)) - offset * 60_000
+  if (utc < EARLIEST_MS || utc >= LATEST_MS) return `must be between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}`
+  return undefined
+}
+
+/** Why a syntactically valid date cannot be stored, or undefined when it can. */
+export function dateProblem(value: string): string | undefined {
+  return /^0000-/.test(value) ? 'must be between 0001-01-01 and 9999-12-31' : undefined
+}
+
+/** True when `value` is an instant PostgreSQL can hold and the service can write back. */
+export function isStorableInstant(value: string): boolean {
+  return INSTANT.test(value) && instantProblem(value) === undefined
+}
+
+/** True when `value` is a date PostgreSQL can hold. */
+export function isStorableDate(value: string): boolean {
+  return dateProblem(value) === undefined
+}
+
+/**
+ * The first value inside `value` (depth first, any depth, without recursion) that cannot be
+ * stored: a string, or an object key, that is not storable text, or a number that is not finite.
+ * For values whose schema says nothing of their shape (a search condition's `value`).
+ */
+export function findUnstorable(value: unknown): { path: string; problem: string } | undefined {
+  const stack: [unknown, string][] = [[value, '']]
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!
+    if (typeof current === 'string') {
+      const problem = textProblem(current)
+      if (problem) return { path, problem }
+    } else if (typeof current === 'number') {
+      if (!Number.isFinite(current)) return { path, problem: 'must be a finite number' }
+    } else if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--) stack.push([current[index], `${path}/${index}`])
+    } else if (current !== null && typeof current === 'object') {
+      const entries = Object.entries(current)
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, child] = entries[index]
+        const problem = textProblem(key)
+        if (problem) return { path, problem: `a key ${problem}` }
+        stack.push([child, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`])
+      }
+    }
+  }
+  return undefined
+}
+
+/** Date.UTC for every year from 1 (Date.UTC maps years 0..99 to 1900..1999). */
+function utcMilliseconds(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  date.setUTCHours(hour, minute, second, 0)
+  return date.getTime()
+}

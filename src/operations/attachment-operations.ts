@@ -1,0 +1,102 @@
+// The four attachment operations of every resource (CONTRACT §12), and on the park edition the
+// application of pushed attachments (attachment/add with X-Sync-Push: 1).
+import { decodeAttachment, decodeBase64 } from '../domain/attachment-content.ts'
+import { BusinessError, Code } from '../errors.ts'
+import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
+import type { WriteContext } from '../store/resource-store.ts'
+import { createHash } from 'node:crypto'
+
+export interface AttachmentAddBody {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: string
+  content: string
+  companyCode?: string
+  createTime?: string
+  updateTime?: string
+  createBy?: string
+  updateBy?: string
+  version?: number
+  deleted?: boolean
+}
+
+/** Fields of a pushed attachment (X-Sync-Push) beyond those of `add`. */
+export const PUSH_ONLY_FIELDS = ['companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'] as const
+
+export class AttachmentOperations {
+  private readonly store: AttachmentStore
+  private readonly maxBytes: number
+
+  constructor(options: { store: AttachmentStore; maxBytes: number }) {
+    this.store = options.store
+    this.maxBytes = options.maxBytes
+  }
+
+  async add(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
+    const pushOnly = PUSH_ONLY_FIELDS.find((field) => field in body)
+    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (X-Sync-Push: 1, park edition) carries it`)
+    const { content, sha256 } = decodeAttachment(body, this.maxBytes)
+    await this.store.add(
+      resource,
+      {
+        id: body.id,
+        recordId: body.recordId,
+        fileName: body.fileName,
+        contentType: body.contentType,
+        content,
+        sha256,
+      },
+      context.userName,
+      context.db,
+    )
+  }
+
+  /**
+   * Park edition: an attachment as the enterprise holds it, applied by (companyCode, id) when its
+   * version is newer. A tombstone carries no bytes (`content` "").
+   */
+  async applyPushed(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
+    const missing = PUSH_ONLY_FIELDS.find((field) => body[field] === undefined)
+    if (missing) throw new BusinessError(Code.badParameter, `${missing}: required in a push (X-Sync-Push: 1)`)
+    const decoded = body.deleted
+      ? (() => {
+          const content = decodeBase64(body.content)
+          return { content, sha256: createHash('sha256').update(content).digest('hex') }
+        })()
+      : decodeAttachment(body, this.maxBytes)
+    await this.store.applyPushed(
+      resource,
+      {
+        id: body.id,
+        recordId: body.recordId,
+        fileName: body.fileName,
+        contentType: body.contentType,
+        ...decoded,
+        companyCode: body.companyCode!,
+        createTime: body.createTime!,
+        updateTime: body.updateTime!,
+        createBy: body.createBy!,
+        updateBy: body.updateBy!,
+        version: body.version!,
+        deleted: body.deleted!,
+      },
+      context.db,
+    )
+  }
+
+  /** `companyCode`: an enterprise account's own enterprise (park edition), the only one it sees. */
+  async list(resource: ResourceDef, recordId: string, companyCode?: string): Promise<{ list: AttachmentInfo[]; total: number }> {
+    const list = await this.store.list(resource, recordId, companyCode)
+    return { list, total: list.length }
+  }
+
+  async get(resource: ResourceDef, id: string, companyCode?: string): Promise<AttachmentInfo> {
+    return this.store.get(resource, id, companyCode)
+  }
+
+  async delete(resource: ResourceDef, id: string, context: WriteContext): Promise<void> {
+    await this.store.delete(resource, id, context.userName, context.db)
+  }
+}

@@ -1,0 +1,316 @@
+// Attachments (CONTRACT §12): files attached to a record, in one table per resource
+// (`<table>_attachment`, migration 081), apart from the record rows. Only `get` and the push read
+// the bytes. Each write is one statement; an attachment's need to be pushed is its own
+// sync_status = 'pending', as for records, so the push bookkeeping of SyncStore serves both.
+import type pg from 'pg'
+import type { Queryable } from './database.ts'
+import { BusinessError, Code } from '../errors.ts'
+import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { InstantFormatter } from './instant-format.ts'
+import type { PendingPage } from './sync-store.ts'
+
+export interface AttachmentInput {
+  id: string
+  recordId: string
+  fileName: string
+  /** image/png, image/jpeg or application/pdf, proven by the bytes (domain/attachment-content.ts). */
+  contentType: string
+  content: Buffer
+  sha256: string
+}
+
+/** An attachment as read: without its bytes in lists, with them (base64) from `get`. */
+export interface AttachmentInfo {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: string
+  size: number
+  sha256: string
+  companyCode: string
+  createTime: string
+  createBy: string
+  sync_status: string
+  sync_time: string | null
+  content?: string
+}
+
+/** An attachment as pushed to the park (attachment/add with X-Sync-Push); a tombstone carries no bytes (content ""). */
+export interface AttachmentPushItem {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: 'image/png' | 'image/jpeg' | 'application/pdf'
+  content: string
+  companyCode: string
+  createTime: string
+  updateTime: string
+  createBy: string
+  updateBy: string
+  version: number
+  deleted: boolean
+}
+
+/** A pushed attachment (park edition): as the enterprise holds it, with its version. */
+export interface PushedAttachment extends AttachmentInput {
+  companyCode: string
+  createTime: string
+  updateTime: string
+  createBy: string
+  updateBy: string
+  version: number
+  deleted: boolean
+}
+
+/**
+ * The attachments of a resource as a push target of SyncStore (acknowledge, failures, counts,
+ * retries): the same bookkeeping columns on the `<table>_attachment` table.
+ */
+export function attachmentTarget(resource: ResourceDef): ResourceDef {
+  return {
+    ...resource,
+    key: `${resource.key}/attachment`,
+    table: `${resource.table}_attachment`,
+    fields: [],
+    uniqueFields: [],
+    references: [],
+  }
+}
+
+/** Every push target: each resource's records, then each resource's attachments. */
+export function withAttachments(resources: ResourceDef[]): ResourceDef[] {
+  return [...resources, ...resources.map(attachmentTarget)]
+}
+
+/** An attachment row as read (INFO's columns). */
+interface AttachmentRow {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: string
+  size: number
+  sha256: string
+  companyCode: string
+  createTime: Date
+  createBy: string
+  sync_status: string
+  sync_time: Date | null
+}
+
+/** A pending attachment row as read for the push. */
+interface PendingRow {
+  id: string
+  companyCode: string
+  recordId: string
+  fileName: string
+  contentType: AttachmentPushItem['contentType']
+  sha256: string
+  createTime: Date
+  updateTime: Date
+  createBy: string
+  updateBy: string
+  version: string
+  content: Buffer
+  weight: string
+  candidates: number
+}
+
+const INFO = `id, "recordId", "fileName", "contentType", size, sha256, "companyCode", "createTime", "createBy", sync_status, sync_time`
+
+export class AttachmentStore {
+  private readonly pool: pg.Pool
+  private readonly companyCode: string
+  private readonly format: InstantFormatter
+
+  constructor(options: { pool: pg.Pool; companyCode: string; format: InstantFormatter }) {
+    this.pool = options.pool
+    this.companyCode = options.companyCode
+    this.format = options.format
+  }
+
+  /** 1003 when the id was ever used; 1006 when the record is missing or deleted. */
+  async add(resource: ResourceDef, input: AttachmentInput, userName: string, db: Queryable = this.pool): Promise<void> {
+    const table = attachmentTarget(resource).table
+    const { rowCount } = await this.run(resource, () =>
+      db.query(
+        `INSERT INTO "${table}" (id, "companyCode", "recordId", "fileName", "contentType", size, sha256, content, ` +
+          `"createTime", "updateTime", "createBy", "updateBy") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now(), $9, $9) ` +
+          `ON CONFLICT DO NOTHING`,
+        [
+          input.id,
+          this.companyCode,
+          input.recordId,
+          input.fileName,
+          input.contentType,
+          input.content.length,
+          input.sha256,
+          input.content,
+          userName,
+        ],
+      ),
+    )
+    if (rowCount === 0) throw new BusinessError(Code.idExists, `id already exists: ${input.id}`)
+  }
+
+  /** Tombstones a live attachment; deleting a missing or deleted one is a success. */
+  async delete(resource: ResourceDef, id: string, userName: string, db: Queryable = this.pool): Promise<void> {
+    await db.query(
+      `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $3, ` +
+        `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE "companyCode" = $1 AND id = $2 AND live`,
+      [this.companyCode, id, userName],
+    )
+  }
+
+  /** The live attachments of a record, without their bytes, oldest first. */
+  async list(resource: ResourceDef, recordId: string, companyCode?: string): Promise<AttachmentInfo[]> {
+    const { rows } = await this.pool.query<AttachmentRow>(
+      `SELECT ${INFO} FROM "${attachmentTarget(resource).table}" WHERE "recordId" = $1 AND live ` +
+        `AND ($2::text IS NULL OR "companyCode" = $2) ORDER BY "createTime", id`,
+      [recordId, companyCode ?? null],
+    )
+    return rows.map((row) => this.toApi(row))
+  }
+
+  /** One live attachment with its bytes (base64); 1004 when missing or deleted. */
+  async get(resource: ResourceDef, id: string, companyCode?: string): Promise<AttachmentInfo> {
+    const { rows } = await this.pool.query<AttachmentRow & { content: Buffer }>(
+      `SELECT ${INFO}, content FROM "${attachmentTarget(resource).table}" WHERE id = $1 AND live ` +
+        `AND ($2::text IS NULL OR "companyCode" = $2) ORDER BY "companyCode" LIMIT 1`,
+      [id, companyCode ?? null],
+    )
+    if (rows.length === 0) throw new BusinessError(Code.notFound, `attachment not found: ${id}`)
+    return { ...this.toApi(rows[0]), content: rows[0].content.toString('base64') }
+  }
+
+  /**
+   * Pending attachments to push (live or deleted), oldest write first: at most `limit`, and no more
+   * bytes than `maxBytes` (one at least, however large), so a page never holds more than that in
+   * memory. The bytes of the attachments left out are not read.
+   */
+  async pending(
+    resource: ResourceDef,
+    deleted: boolean,
+    limit: number,
+    maxBytes: number,
+    after?: PendingPage['cursor'],
+  ): Promise<{ items: AttachmentPushItem[]; cursor: PendingPage['cursor']; bytes: number }> {
+    const table = `"${attachmentTarget(resource).table}"`
+    const values: unknown[] = [deleted, limit, maxBytes]
+    let keyset = ''
+    if (after) {
+      values.push(after.updateTime, after.id)
+      keyset = ` AND ("updateTime", id) > ($4, $5)`
+    }
+    // Tombstones carry no bytes: the park only needs to know they are deleted.
+    const { rows } = await this.pool.query<PendingRow>(
+      `WITH candidates AS (SELECT "companyCode", id, "updateTime", CASE WHEN $1 THEN 0 ELSE size END AS weight FROM ${table} ` +
+        `WHERE sync_status = 'pending' AND (live IS NULL) = $1${keyset} ORDER BY "updateTime", id LIMIT $2), ` +
+        `page AS (SELECT *, sum(weight) OVER (ORDER BY "updateTime", id) AS running, row_number() OVER (ORDER BY "updateTime", id) AS n FROM candidates) ` +
+        `SELECT a.id, a."companyCode", a."recordId", a."fileName", a."contentType", a.sha256, a."createTime", a."updateTime", ` +
+        `a."createBy", a."updateBy", a.version, CASE WHEN $1 THEN ''::bytea ELSE a.content END AS content, page.weight, ` +
+        `(SELECT count(*)::int FROM candidates) AS candidates ` +
+        `FROM page JOIN ${table} AS a USING ("companyCode", id) WHERE page.n = 1 OR page.running <= $3 ORDER BY a."updateTime", a.id`,
+      values,
+    )
+    const items = rows.map((row): AttachmentPushItem => ({
+      id: row.id,
+      recordId: row.recordId,
+      fileName: row.fileName,
+      contentType: row.contentType,
+      content: row.content.toString('base64'),
+      companyCode: row.companyCode,
+      createTime: this.format(row.createTime),
+      updateTime: this.format(row.updateTime),
+      createBy: row.createBy,
+      updateBy: row.updateBy,
+      version: Number(row.version),
+      deleted,
+    }))
+    const last = rows.at(-1)
+    // More may follow when the page was cut by count or by bytes.
+    const full = last !== undefined && (last.candidates === limit || rows.length < last.candidates)
+    return {
+      items,
+      bytes: rows.reduce((sum, row) => sum + Number(row.weight), 0),
+      cursor: full ? { updateTime: last.updateTime, id: last.id } : undefined,
+    }
+  }
+
+  /**
+   * Park edition: applies a pushed attachment (or tombstone) by (companyCode, id), unless the held
+   * version is newer. 1006 when its record is not on the park (yet).
+   */
+  async applyPushed(resource: ResourceDef, item: PushedAttachment, db: Queryable = this.pool): Promise<void> {
+    const table = `"${attachmentTarget(resource).table}"`
+    const columns = [
+      'id',
+      'companyCode',
+      'recordId',
+      'fileName',
+      'contentType',
+      'size',
+      'sha256',
+      'content',
+      'createTime',
+      'updateTime',
+      'createBy',
+      'updateBy',
+    ]
+    const updated = columns.filter((column) => column !== 'id' && column !== 'companyCode')
+    await this.run(resource, () =>
+      db.query(
+        `INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
+          `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14 THEN NULL ELSE true END, ` +
+          `CASE WHEN $14 THEN $10::timestamptz END, 'synced', now()) ` +
+          `ON CONFLICT ("companyCode", id) DO UPDATE SET ${updated.map((column) => `"${column}" = CASE WHEN $14 THEN ${table}."${column}" ELSE EXCLUDED."${column}" END`).join(', ')}, ` +
+          `version = EXCLUDED.version, live = EXCLUDED.live, "deleteTime" = EXCLUDED."deleteTime", sync_status = 'synced', sync_time = now() ` +
+          `WHERE ${table}.version < EXCLUDED.version`,
+        [
+          item.id,
+          item.companyCode,
+          item.recordId,
+          item.fileName,
+          item.contentType,
+          item.content.length,
+          item.sha256,
+          item.content,
+          item.createTime,
+          item.updateTime,
+          item.createBy,
+          item.updateBy,
+          item.version,
+          item.deleted,
+        ],
+      ),
+    )
+  }
+
+  /** A missing or deleted record (the composite foreign key) is 1006. */
+  private async run(resource: ResourceDef, query: () => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+    try {
+      return await query()
+    } catch (error) {
+      const pgError = error as { code?: string; constraint?: string }
+      if (pgError.code === '23503' && pgError.constraint === `${attachmentTarget(resource).table}_recordId_ref`) {
+        throw new BusinessError(Code.missingReference, `recordId: no live ${resource.key} with this id`)
+      }
+      throw error
+    }
+  }
+
+  private toApi(row: AttachmentRow): AttachmentInfo {
+    return {
+      id: row.id,
+      recordId: row.recordId,
+      fileName: row.fileName,
+      contentType: row.contentType,
+      size: row.size,
+      sha256: row.sha256,
+      companyCode: row.companyCode,
+      createTime: this.format(row.createTime),
+      createBy: row.createBy,
+      sync_status: row.sync_status,
+      sync_time: row.sync_time ? this.format(row.sync_time) : null,
+    }
+  }
+}

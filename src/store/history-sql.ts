@@ -1,0 +1,53 @@
+// Record history (CONTRACT §11), written by the write's own statement: the SQL here is a CTE that the
+// resource statements (resource-sql.ts) append to their add, update, delete and applied push, so the
+// entry commits with the write in the same round trip. An update's `changes` ({field: [old, new]})
+// is computed in SQL (history_changes, migration 080) from the old and new rows as jsonb; an add's
+// is stored as the fields set ({field: value}, nulls stripped: the cheapest form on the busiest
+// path), read back as [null, value] pairs (history-store.ts). Pure: no database.
+import type { ResourceDef } from '../resources/resource-registry.ts'
+
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
+
+/** The resource's business fields as an SQL text[] literal (names come from the registry). */
+export function historyFields(resource: ResourceDef): string {
+  return `ARRAY[${resource.fields.map((field) => literal(field.name)).join(', ')}]::text[]`
+}
+
+/**
+ * The business fields of a row (columns of `source`, or of the table in RETURNING) as one jsonb
+ * object, nulls left out: an add's history entry. Built field by field (jsonb_build_object takes at
+ * most 50 pairs), so nothing else of the row is serialised.
+ */
+export function addedFields(resource: ResourceDef, qualifier: string): string {
+  if (resource.fields.length > 50) throw new Error(`${resource.key}: more than 50 fields for jsonb_build_object`)
+  return `jsonb_strip_nulls(jsonb_build_object(${resource.fields.map((field) => `${literal(field.name)}, ${qualifier}."${field.name}"`).join(', ')}))`
+}
+
+/**
+ * A CTE (`name AS (INSERT INTO record_history ...)`) writing one entry per row of `source`, which
+ * must have columns id, "companyCode", version, "updateTime", "updateBy". `action` and `changes`
+ * are SQL expressions over `source`'s columns.
+ */
+export function historyInsert(resource: ResourceDef, name: string, source: string, action: string, changes: string): string {
+  return (
+    `${name} AS (INSERT INTO record_history (resource, id, "companyCode", version, action, time, "userName", changes) ` +
+    `SELECT ${literal(resource.key)}, id, "companyCode", version, ${action}, "updateTime", "updateBy", ${changes} FROM ${source})`
+  )
+}
+
+/**
+ * Park edition: the history CTE of an applied push. `source` is the upsert's RETURNING (with
+ * `live`, `__new`, the applied row as jsonb, and `__fields`, its `addedFields`), `old` a CTE holding
+ * the row it replaced (`__old`, as the statement's snapshot saw it), empty when the park did not
+ * hold the record.
+ */
+export function pushedHistoryInsert(resource: ResourceDef, name: string, source: string, old: string): string {
+  const held = `(SELECT __old FROM ${old} WHERE (__old ->> 'live') IS NOT NULL)`
+  return historyInsert(
+    resource,
+    name,
+    source,
+    `CASE WHEN live IS NULL THEN 'delete' WHEN ${held} IS NULL THEN 'add' ELSE 'update' END`,
+    `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN ${held} IS NULL THEN __fields ELSE history_changes(${held}, __new, ${historyFields(resource)}) END`,
+  )
+}

@@ -1,0 +1,72 @@
+// Housekeeping on a schedule (pg-boss, every ten minutes, one run at a time across instances):
+// expired Idempotency-Keys, expired revoked sessions and expired rate-limit counters are deleted,
+// in bounded batches, so the tables stay the size of what is still in force whatever the traffic,
+// not only when a key happens to be reused.
+import type { FastifyBaseLogger } from 'fastify'
+import type pg from 'pg'
+import type { PgBoss } from 'pg-boss'
+
+export const HOUSEKEEPING_QUEUE = 'housekeeping'
+export const HOUSEKEEPING_CRON = '*/10 * * * *'
+/** Rows deleted per statement: no statement holds its locks long. */
+const BATCH = 5000
+
+export interface Pruned {
+  idempotencyKeys: number
+  revokedSessions: number
+  rateLimits: number
+}
+
+const EXPIRED: Record<keyof Pruned, { table: string; column: string }> = {
+  idempotencyKeys: { table: 'idempotency_key', column: '"expiresAt"' },
+  revokedSessions: { table: 'revoked_session', column: '"expiresAt"' },
+  rateLimits: { table: 'rate_limit', column: '"resetAt"' },
+}
+
+/** Deletes every expired row; returns how many of each. */
+export async function prune(pool: pg.Pool): Promise<Pruned> {
+  const pruned: Pruned = { idempotencyKeys: 0, revokedSessions: 0, rateLimits: 0 }
+  for (const [name, { table, column }] of Object.entries(EXPIRED) as [keyof Pruned, (typeof EXPIRED)[keyof Pruned]][]) {
+    let deleted: number
+    do {
+      const result = await pool.query(
+        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < now() LIMIT ${BATCH})`,
+      )
+      deleted = result.rowCount ?? 0
+      pruned[name] += deleted
+    } while (deleted === BATCH)
+  }
+  return pruned
+}
+
+export class Housekeeping {
+  private readonly boss: PgBoss
+  private readonly pool: pg.Pool
+  private readonly log: FastifyBaseLogger
+
+  constructor(options: { boss: PgBoss; pool: pg.Pool; log: FastifyBaseLogger }) {
+    this.boss = options.boss
+    this.pool = options.pool
+    this.log = options.log
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start()
+    await this.boss.createQueue(HOUSEKEEPING_QUEUE, { policy: 'stately' }).catch((error: Error) => {
+      if (!/already exists/i.test(error.message)) throw error
+    })
+    await this.boss.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON)
+    await this.boss.work(HOUSEKEEPING_QUEUE, async () => void (await this.run()))
+  }
+
+  /** One run now (what the schedule runs). */
+  async run(): Promise<Pruned> {
+    const pruned = await prune(this.pool)
+    this.log.info({ pruned }, 'housekeeping')
+    return pruned
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: true, timeout: 10_000 })
+  }
+}

@@ -1,0 +1,154 @@
+// CONTRACT §11 on the park (one history entry per applied push) and §12 (attachments pushed after
+// their records, keyed by companyCode and id, in pages bounded by bytes): the bytes on the park are
+// the bytes sent, after the park was down while they were written.
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import { record } from '../helpers/fixtures.ts'
+import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+
+const park = await startParkProcess(t)
+const enterprise = await startService(t, {
+  env: {
+    PARK_URL: park.url,
+    PARK_USER: 'admin',
+    PARK_PASSWORD: ADMIN_PASSWORD,
+    SYNC_RETRY_DELAY_MAX_SECONDS: '1',
+    SYNC_RETRY_LIMIT: '1000',
+    // Pages of at most 1 MiB of attachments: a 5 MiB file goes alone, the small ones after it.
+    SYNC_BATCH_BYTES: String(1024 * 1024),
+  },
+})
+const token = await enterprise.login()
+let parkToken = await loginTo(park.url)
+const onPark = (path: string, body: unknown) => post(`${park.url}${path}`, body, parkToken)
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
+
+async function allSynced() {
+  const status = await enterprise.call('/system/sync/status', {}, { token })
+  return status.body.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+}
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a small jpeg'), Buffer.from([0xff, 0xd9])])
+const PDF = Buffer.from('%PDF-1.7\n%%EOF\n', 'latin1')
+const LARGE = Buffer.alloc(5 * 1024 * 1024)
+PNG.copy(LARGE)
+for (let i = PNG.length; i < LARGE.length; i++) LARGE[i] = (i * 7919) % 251
+
+t.test('the park keeps one history entry per applied push', async (t) => {
+  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-PH'), { token })).body.code, 0)
+  await eventually(allSynced, { what: 'the add pushed' })
+  t.equal((await enterprise.call('/prevent/riskUnit/update', { id: 'RU-PH', riskUnitName: 'pushed rename' }, { token })).body.code, 0)
+  await eventually(allSynced, { what: 'the update pushed' })
+  t.equal((await enterprise.call('/prevent/riskUnit/delete', { id: 'RU-PH' }, { token })).body.code, 0)
+  await eventually(allSynced, { what: 'the delete pushed' })
+  const history = await onPark('/prevent/riskUnit/history', { id: 'RU-PH' })
+  t.equal(history.code, 0, history.msg)
+  t.same(
+    history.data.list.map((entry: any) => [entry.version, entry.action, Object.keys(entry.changes)]),
+    [
+      [3, 'delete', []],
+      [2, 'update', ['riskUnitName']],
+      [1, 'add', Object.keys(record('riskUnit', 'RU-PH'))],
+    ],
+  )
+  t.same(history.data.list[1].changes.riskUnitName, [record('riskUnit', 'RU-PH').riskUnitName, 'pushed rename'])
+  t.equal(history.data.list[1].userName, 'admin', 'the enterprise user who wrote it')
+  const enterpriseHistory = await enterprise.call('/prevent/riskUnit/history', { id: 'RU-PH' }, { token })
+  t.same(
+    history.data.list.map((entry: any) => entry.time),
+    enterpriseHistory.body.data.list.map((entry: any) => entry.time),
+    'at the times of the writes',
+  )
+  // A repeated push (the park already holds the version) adds nothing.
+  const item = {
+    ...record('riskUnit', 'RU-PH'),
+    companyCode: '000000000',
+    createTime: '2026-11-21T13:02:35+08:00',
+    updateTime: '2026-11-21T13:02:35+08:00',
+    createBy: 'admin',
+    updateBy: 'admin',
+    version: 2,
+    deleted: false,
+  }
+  const replay = await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [item] }, parkToken, { 'x-sync-push': '1' })
+  t.equal(replay.code, 0)
+  t.equal((await onPark('/prevent/riskUnit/history', { id: 'RU-PH' })).data.total, 3)
+})
+
+t.test('attachments written while the park is down reach it byte for byte, after their records', async (t) => {
+  await park.stop('SIGTERM')
+  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-PA'), { token })).body.code, 0)
+  const files = [
+    { id: 'PA-LARGE', fileName: 'large.png', contentType: 'image/png', bytes: LARGE },
+    { id: 'PA-PNG', fileName: 'before.png', contentType: 'image/png', bytes: PNG },
+    { id: 'PA-JPG', fileName: 'after.jpg', contentType: 'image/jpeg', bytes: JPEG },
+    { id: 'PA-PDF', fileName: 'ticket.pdf', contentType: 'application/pdf', bytes: PDF },
+    { id: 'PA-GONE', fileName: 'mistake.png', contentType: 'image/png', bytes: PNG },
+  ]
+  for (const file of files) {
+    const reply = await enterprise.call(
+      '/prevent/riskUnit/attachment/add',
+      { id: file.id, recordId: 'RU-PA', fileName: file.fileName, contentType: file.contentType, content: file.bytes.toString('base64') },
+      { token },
+    )
+    t.equal(reply.body.code, 0, `${file.id}: ${reply.body.msg}`)
+  }
+  t.equal((await enterprise.call('/prevent/riskUnit/attachment/delete', { id: 'PA-GONE' }, { token })).body.code, 0)
+  // Records written after the attachments are not held up by them.
+  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-PB'), { token })).body.code, 0)
+  const pending = await enterprise.call('/system/sync/status', {}, { token })
+  t.match(
+    pending.body.data.resources.find((entry: any) => entry.resource === 'riskUnit/attachment'),
+    { pending: 5 },
+  )
+
+  await park.start()
+  parkToken = await loginTo(park.url)
+  await eventually(allSynced, { what: 'everything pushed after the park came back', timeoutMs: 60_000 })
+
+  for (const file of files.slice(0, 4)) {
+    const got = await onPark('/prevent/riskUnit/attachment/get', { id: file.id })
+    t.equal(got.code, 0, `${file.id} on the park`)
+    t.equal(sha256(Buffer.from(got.data.content, 'base64')), sha256(file.bytes), `${file.id}: the same bytes`)
+    t.match(got.data, {
+      recordId: 'RU-PA',
+      fileName: file.fileName,
+      contentType: file.contentType,
+      size: file.bytes.length,
+      sha256: sha256(file.bytes),
+      sync_status: 'synced',
+    })
+  }
+  t.equal((await onPark('/prevent/riskUnit/attachment/get', { id: 'PA-GONE' })).code, 1004, 'the tombstone reached the park')
+  const listed = await onPark('/prevent/riskUnit/attachment/list', { recordId: 'RU-PA' })
+  t.same(listed.data.list.map((item: any) => item.id).sort(), ['PA-JPG', 'PA-LARGE', 'PA-PDF', 'PA-PNG'])
+  const onEnterprise = await enterprise.call('/prevent/riskUnit/attachment/list', { recordId: 'RU-PA' }, { token })
+  t.ok(
+    onEnterprise.body.data.list.every((item: any) => item.sync_status === 'synced' && item.sync_time),
+    'synced on the enterprise',
+  )
+  t.equal((await onPark('/prevent/riskUnit/getById', { id: 'RU-PB' })).code, 0)
+})
+
+t.test('deleting the attachments then the record reaches the park in that order', async (t) => {
+  for (const id of ['PA-LARGE', 'PA-PNG', 'PA-JPG', 'PA-PDF']) {
+    t.equal((await enterprise.call('/prevent/riskUnit/attachment/delete', { id }, { token })).body.code, 0)
+  }
+  t.equal((await enterprise.call('/prevent/riskUnit/delete', { id: 'RU-PA' }, { token })).body.code, 0)
+  await eventually(allSynced, { what: 'the deletes pushed' })
+  t.equal((await onPark('/prevent/riskUnit/getById', { id: 'RU-PA' })).code, 1004)
+  t.same((await onPark('/prevent/riskUnit/attachment/list', { recordId: 'RU-PA' })).data.list, [])
+})
+
+t.test('a push-only attachment/add is refused on the enterprise edition and without the admin role', async (t) => {
+  const body = { id: 'PX-1', recordId: 'RU-PB', fileName: 'x.png', contentType: 'image/png', content: PNG.toString('base64') }
+  const onEnterprise = await enterprise.call('/prevent/riskUnit/attachment/add', body, { token, headers: { 'x-sync-push': '1' } })
+  t.equal(onEnterprise.body.code, 1002)
+  const pushed = await post(`${park.url}/prevent/riskUnit/attachment/add`, body, parkToken, { 'x-sync-push': '1' })
+  t.equal(pushed.code, 1002, 'the push-only fields are required in a push')
+  t.match(pushed.msg, /required in a push/)
+})
+
+t.end()
