@@ -28,10 +28,20 @@ export function addedFields(resource: ResourceDef, qualifier: string): string {
  * must have columns id, "companyCode", version, "updateTime", "updateBy". `action` and `changes`
  * are SQL expressions over `source`'s columns.
  */
-export function historyInsert(resource: ResourceDef, name: string, source: string, action: string, changes: string): string {
+export function historyInsert(
+  resource: ResourceDef,
+  name: string,
+  source: string,
+  action: string,
+  changes: string,
+  keepHeld = false,
+): string {
   return (
     `${name} AS (INSERT INTO record_history (resource, id, "companyCode", version, action, time, "userName", changes) ` +
-    `SELECT ${literal(resource.key)}, id, "companyCode", version, ${action}, "updateTime", "updateBy", ${changes} FROM ${source})`
+    `SELECT ${literal(resource.key)}, id, "companyCode", version, ${action}, "updateTime", "updateBy", ${changes} FROM ${source}` +
+    // keepHeld: an entry already held for this version stays (the park re-applying a version it
+    // held before: after a reconciliation, or a database restored from an earlier copy).
+    `${keepHeld ? ' ON CONFLICT DO NOTHING' : ''})`
   )
 }
 

@@ -218,6 +218,7 @@ function applyPageSql(resource: ResourceDef): string {
       `(SELECT applied.*, prior.__old FROM applied LEFT JOIN prior ON prior.__company = applied."companyCode" AND prior.__id = applied.id) AS pushed_rows`,
       `CASE WHEN live IS NULL THEN 'delete' WHEN __old IS NULL THEN 'add' ELSE 'update' END`,
       `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN __old IS NULL THEN __fields ELSE history_changes(__old, __new, ${historyFields(resource)}) END`,
+      true,
     )} ` +
     `SELECT input."companyCode", input.id, coalesce(applied.version, current.version) AS version FROM input ` +
     `LEFT JOIN applied ON applied."companyCode" = input."companyCode" AND applied.id = input.id ` +

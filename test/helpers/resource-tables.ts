@@ -28,8 +28,8 @@ const STORE_COLUMNS: Record<string, { type: string; nullable: boolean }> = {
   sync_error: { type: 'text', nullable: true },
 }
 
-/** Server-kept fields every record has; only sync_time is unset until the first push. */
-const SERVER_NULLABLE = new Set(['sync_time'])
+/** Server-kept fields every record has; only sync_time (until the first push) and sync_error (until a push fails) are unset. */
+const SERVER_NULLABLE = new Set(['sync_time', 'sync_error'])
 
 export async function checkResourceTable(t: TestContext, pool: pg.Pool, document: OpenApiDocument, resource: ResourceDef): Promise<void> {
   const { rows } = await pool.query<{ column_name: string; udt_name: string; is_nullable: string }>(
