@@ -151,4 +151,44 @@ t.test('a push-only attachment/add is refused on the enterprise edition and with
   t.match(pushed.msg, /required in a push/)
 })
 
+t.test("an enterprise account pushes and reads its own enterprise's attachments only", async (t) => {
+  const added = await onPark('/system/user/add', {
+    userName: 'att-ent',
+    password: 'password-att',
+    role: 'enterprise',
+    companyCode: '333333333',
+  })
+  t.equal(added.code, 0, added.msg)
+  const own = (await post(`${park.url}/system/login`, { userName: 'att-ent', password: 'password-att' })).data.token
+  const pushed = (id: string, companyCode: string) => ({
+    id,
+    recordId: 'RU-OWN',
+    fileName: 'x.png',
+    contentType: 'image/png',
+    content: PNG.toString('base64'),
+    companyCode,
+    createTime: '2026-11-21T13:02:35+08:00',
+    updateTime: '2026-11-21T13:02:35+08:00',
+    createBy: 'zhangwei',
+    updateBy: 'zhangwei',
+    version: 1,
+    deleted: false,
+  })
+  const push = (body: unknown, as: string) => post(`${park.url}/prevent/riskUnit/attachment/add`, body, as, { 'x-sync-push': '1' })
+  const other = await push(pushed('PX-OTHER', '444444444'), own)
+  t.equal(other.code, 2003, "another enterprise's attachment is refused")
+  t.equal((await push(pushed('PX-OWN', '333333333'), own)).code, 0, 'its own is applied')
+  t.equal((await push(pushed('PX-ADMIN', '444444444'), parkToken)).code, 0, 'an admin pushes for any enterprise')
+  const listed = await post(`${park.url}/prevent/riskUnit/attachment/list`, { recordId: 'RU-OWN' }, own)
+  t.same(
+    listed.data.list.map((entry: any) => [entry.id, entry.companyCode]),
+    [['PX-OWN', '333333333']],
+    "it sees its own enterprise's only",
+  )
+  t.equal((await post(`${park.url}/prevent/riskUnit/attachment/get`, { id: 'PX-ADMIN' }, own)).code, 1004)
+  const written = await post(`${park.url}/prevent/riskUnit/attachment/add`, pushed('PX-W', '333333333'), own)
+  t.equal(written.code, 2003, 'without X-Sync-Push the park is not an author')
+  t.equal((await post(`${park.url}/prevent/riskUnit/attachment/delete`, { id: 'PX-OWN' }, parkToken)).code, 2003)
+})
+
 t.end()
