@@ -55,6 +55,9 @@ t.test('a drain whose process died is reclaimed by the supervisor when its expir
     `INSERT INTO pgboss.job (name, data, state, started_on, expire_seconds, retry_limit, retry_backoff, policy, singleton_key)
      VALUES ('park-push', '{}', 'active', now() - interval '1 hour', 30, 10, true, 'stately', 'dead-drain') RETURNING id`,
   )
+  // pg-boss monitors a queue at most once per interval, whichever instance sharing the database did
+  // it last (housekeeping's too): the queue is made due now, as pg-boss's own tests backdate times.
+  await db.query(`UPDATE pgboss.queue SET monitor_on = now() - interval '1 week', monitor_claim_on = NULL WHERE name = 'park-push'`)
   await enterprise.app.push!.supervise()
   const [reclaimed] = (await db.query(`SELECT state, output FROM pgboss.job WHERE id = $1`, [rows[0].id])).rows
   t.not(reclaimed.state, 'active', `no longer held by the dead process (${reclaimed.state})`)
