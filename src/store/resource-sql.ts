@@ -78,6 +78,11 @@ export class ResourceTable {
       `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
   }
 
+  /** The statements whose text never changes (prepared once per connection by the store). */
+  fixedStatements(): string[] {
+    return [this.insertSql, this.conflictSql, this.getSql, this.findSql, this.deleteSql]
+  }
+
   insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
     return [
       this.insertSql,

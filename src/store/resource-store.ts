@@ -2,6 +2,7 @@
 // run on the pool (autocommit) or on the caller's transaction, rows read back in the wire shape,
 // and the database's refusals (foreign keys, unique indexes, values out of range) turned into
 // business errors by constraint name (store/constraints.ts).
+import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
@@ -39,12 +40,15 @@ export class ResourceStore {
   private readonly refusals: Map<string, Refusal>
   private readonly companyCode: string
   private readonly format: InstantFormatter
+  /** The statements of fixed text, by their prepared statement's name: parsed and planned once per connection. */
+  private readonly prepared: Map<string, string>
 
   constructor(options: { pool: pg.Pool; registry: ResourceRegistry; companyCode: string; format: InstantFormatter }) {
     this.pool = options.pool
     this.companyCode = options.companyCode
     this.format = options.format
     this.tables = new Map(options.registry.all.map((resource) => [resource.key, new ResourceTable(resource)]))
+    this.prepared = new Map([...this.tables.values()].flatMap((table) => table.fixedStatements()).map((sql) => [sql, statementName(sql)]))
     this.refusals = refusalsByConstraint(options.registry.all)
   }
 
@@ -145,12 +149,18 @@ export class ResourceStore {
     [sql, values]: [string, unknown[]],
     db: Queryable = this.pool,
   ): Promise<pg.QueryResult> {
+    const name = this.prepared.get(sql)
     try {
-      return await db.query(sql, values)
+      return await (name ? db.query({ name, text: sql, values }) : db.query(sql, values))
     } catch (error) {
       throw translateRefusal(this.refusals, resource, error, subject)
     }
   }
+}
+
+/** A prepared statement's name, from its text: the same text, the same name, on every connection. */
+function statementName(sql: string): string {
+  return `r-${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`
 }
 
 function notFound(id: string): BusinessError {

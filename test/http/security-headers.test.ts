@@ -1,5 +1,5 @@
 // Issue 9: `X-Content-Type-Options: nosniff` on every answer, refusals included; a strict CSP with
-// frame-ancestors on /docs and a CSP that loads nothing on API answers (@fastify/helmet); CORS off
+// frame-ancestors on /docs and a CSP that loads nothing on API answers (helmet); CORS off
 // unless CORS_ORIGINS names the origins allowed (@fastify/cors).
 import t from 'tap'
 import { loadConfig } from '../../src/config.ts'
