@@ -3049,9 +3049,9 @@ export type components = {
         Page: {
             /** @description The records of this page: an array of the resource's records (each page envelope gives its type). */
             list: unknown;
-            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), so a page costs the same whatever the table's size. */
+            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), and where the database's planner expects 100 000 matches or more, its estimate without counting at all, so a page costs the same whatever the table's size. */
             total: number;
-            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is an estimate of a larger number (always more than 10 000). */
+            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is the database's estimate (always more than 10 000): when more than 10 000 matched, or when 100 000 or more were expected. */
             totalExact: boolean;
             /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
             pageNum: number;

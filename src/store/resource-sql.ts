@@ -31,6 +31,8 @@ export interface SearchQuery {
 
 /** Totals are counted exactly up to this many matches; a larger total is estimated (flagged). */
 export const EXACT_TOTAL_LIMIT = 10_000
+/** Where the planner expects this many matches or more, the total is its estimate: nothing is counted. */
+export const ESTIMATE_ONLY_FROM = 100_000
 
 /** A column or table name of the registry, quoted. */
 export const quote = (name: string) => `"${name}"`
@@ -146,16 +148,18 @@ export class ResourceTable {
   }
 
   /**
-   * `list` and `search`: one statement answering the page and the total, the total counted by an
-   * uncorrelated sub-query that stops after EXACT_TOTAL_LIMIT + 1 matches (so its cost is bounded
-   * whatever the table's size). With a cursor the page starts after the cursor's record (keyset:
+   * `list` and `search`: one statement answering the page and (when `counted`) the total, counted
+   * by an uncorrelated sub-query that stops after EXACT_TOTAL_LIMIT + 1 matches (so its cost is
+   * bounded whatever the table's size). With a cursor the page starts after the cursor's record (keyset:
    * its cost does not grow with depth); otherwise at pageNum's offset.
    */
-  page(query: SearchQuery): [string, unknown[]] {
+  page(query: SearchQuery, counted: boolean): [string, unknown[]] {
     const { keys, cursor } = query
     const values: unknown[] = []
     const where = this.where(query, values)
-    const bounded = `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
+    const bounded = !counted
+      ? 'NULL::int'
+      : `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
     const after = cursor ? ` AND ${keysetAfter(keys, cursor, values)}` : ''
     const order = keys.map((key) => `${sortExpression(key)} ${key.desc ? 'DESC' : 'ASC'}`)
     values.push(query.pageSize)

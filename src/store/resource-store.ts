@@ -10,13 +10,13 @@ import { type Refusal, refusalsByConstraint, translateRefusal } from './constrai
 import { encodeCursor } from './cursor.ts'
 import type { Queryable } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import { type ApiRecord, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
+import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
 
 export type { ApiRecord, SearchQuery } from './resource-sql.ts'
 
 export interface Page {
   list: ApiRecord[]
-  /** Exact up to EXACT_TOTAL_LIMIT matches; beyond it the planner's estimate (totalExact false). */
+  /** Exact up to EXACT_TOTAL_LIMIT matches; beyond it (or where the planner expects ESTIMATE_ONLY_FROM or more) its estimate (totalExact false). */
   total: number
   totalExact: boolean
   pageNum: number
@@ -111,16 +111,21 @@ export class ResourceStore {
     await this.run(resource, { id }, this.table(resource).delete(id, context.userName), context.db)
   }
 
-  /** A page of a valid search (domain/search.ts), with its bounded total and the cursor of the next page. */
+  /**
+   * A page of a valid search (domain/search.ts), with its bounded total and the cursor of the next
+   * page. The planner's estimate comes first: where it expects more than ESTIMATE_ONLY_FROM
+   * matches, nothing is counted (the estimate is the total); otherwise the page's statement counts
+   * up to EXACT_TOTAL_LIMIT + 1 matches.
+   */
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
-    const { rows } = await this.run(resource, {}, table.page(query))
-    let total: number = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query))).rows[0].total
+    const [{ 'QUERY PLAN': plan }] = (await this.run(resource, {}, table.estimate(query))).rows
+    const planned = Math.round(plan[0].Plan['Plan Rows'])
+    const counted = planned < ESTIMATE_ONLY_FROM
+    const { rows } = await this.run(resource, {}, table.page(query, counted))
+    let total: number = !counted ? Infinity : (rows[0]?.__total ?? (await this.run(resource, {}, table.count(query))).rows[0].total)
     const totalExact = total <= EXACT_TOTAL_LIMIT
-    if (!totalExact) {
-      const [{ 'QUERY PLAN': plan }] = (await this.run(resource, {}, table.estimate(query))).rows
-      total = Math.max(Math.round(plan[0].Plan['Plan Rows']), EXACT_TOTAL_LIMIT + 1)
-    }
+    if (!totalExact) total = Math.max(planned, EXACT_TOTAL_LIMIT + 1)
     const last = rows.length === query.pageSize ? rows[rows.length - 1] : undefined
     return {
       list: rows.map((row) => this.toApi(resource, row)),

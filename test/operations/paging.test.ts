@@ -93,4 +93,16 @@ t.test('totals are exact up to 10 000 matches and flagged as estimates beyond', 
   t.equal(narrow.body.data.totalExact, true)
 })
 
+t.test('where the planner expects 100 000 matches or more, its estimate is the total: nothing is counted', async (t) => {
+  await insertUnits('R-', 100_000, false)
+  await pool.query('ANALYZE risk_unit')
+  const { rows } = await pool.query<{ estimate: number }>(`SELECT reltuples::int AS estimate FROM pg_class WHERE relname = 'risk_unit'`)
+  const large = await service.call('/prevent/riskUnit/list', { pageSize: 1 }, { token })
+  t.equal(large.body.data.totalExact, false)
+  t.ok(Math.abs(large.body.data.total - rows[0].estimate) <= rows[0].estimate * 0.01, `the estimate ${large.body.data.total}`)
+  t.equal(large.body.data.list.length, 1)
+  const narrow = await service.call('/prevent/riskUnit/search', { conditions: [{ field: 'id', op: 'like', value: 'P-' }] }, { token })
+  t.same([narrow.body.data.total, narrow.body.data.totalExact], [230, true], 'a narrow search of the large table is still exact')
+})
+
 t.end()

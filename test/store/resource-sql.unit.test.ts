@@ -25,7 +25,7 @@ t.test('a search: conditions as bound parameters, a bounded total, the order wit
     ],
     orderBy: [{ field: 'riskUnitName', direction: 'asc' }],
   })
-  const [sql, values] = table.page(query)
+  const [sql, values] = table.page(query, true)
   t.match(sql, /^SELECT "id", /)
   t.match(
     sql,
@@ -34,6 +34,8 @@ t.test('a search: conditions as bound parameters, a bounded total, the order wit
   t.match(sql, new RegExp(`LIMIT ${EXACT_TOTAL_LIMIT + 1}\\) AS matching\\) AS "__total"`))
   t.match(sql, /ORDER BY "riskUnitName" COLLATE "C" ASC, "updateTime" DESC, "id" ASC LIMIT \$4 OFFSET \$5$/)
   t.same(values, ['%50\\%\\_off%', ['a', 'b'], 'm', 10, 20], 'like escapes % and _; the offset is (pageNum - 1) * pageSize')
+  t.match(table.page(query, false)[0], /NULL::int AS "__total"/, 'not counted: no count at all')
+  t.notMatch(table.page(query, false)[0], /count\(/)
 })
 
 t.test('equality keeps the column collation (its indexes apply); a cursor replaces the offset', async (t) => {
@@ -41,7 +43,7 @@ t.test('equality keeps the column collation (its indexes apply); a cursor replac
   const cursor = encodeCursor([new Date('2026-11-21T02:00:00Z'), 'RU-9'])
   const query = validSearch(unit, { after: cursor, conditions: [{ field: 'riskUnitName', op: 'eq', value: 'x' }] })
   t.same(query.keys, keys)
-  const [sql, values] = table.page(query)
+  const [sql, values] = table.page(query, true)
   t.match(sql, /"riskUnitName" = \$1::text/)
   t.match(
     sql,
