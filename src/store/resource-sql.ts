@@ -67,7 +67,7 @@ export class ResourceTable {
       `SELECT id FROM added`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
-      (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} = $${i + 2}) AS ${quote('unique:' + field)}`,
+      (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} COLLATE "C" = $${i + 2}) AS ${quote('unique:' + field)}`,
     )
     this.conflictSql = `SELECT ${[...uniqueChecks, `EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS "id"`].join(', ')}`
     this.getSql = `SELECT ${this.selectList}, version FROM ${table} WHERE id = $1 AND live`
@@ -196,6 +196,11 @@ export class ResourceTable {
     return where.join(' AND ')
   }
 
+  /** Unique fields are indexed in code-point order (migration 090); other columns in their own collation. */
+  private equalityCollation(field: FieldDef): string {
+    return field.kind === 'string' && this.resource.uniqueFields.includes(field.name) ? ' COLLATE "C"' : ''
+  }
+
   private condition(condition: Condition, values: unknown[]): string {
     const { field } = condition
     const column = quote(field.name)
@@ -210,13 +215,14 @@ export class ResourceTable {
         // A literal substring match: % and _ mean themselves (escaped), so trigram indexes apply.
         return `${column} LIKE ${bind(`%${condition.value.replace(/[\\%_]/g, '\\$&')}%`)}`
       case 'in':
-        return `${column} = ANY(${bind(condition.value)}::${ARRAY_TYPES[field.kind]})`
+        return `${column}${this.equalityCollation(field)} = ANY(${bind(condition.value)}::${ARRAY_TYPES[field.kind]})`
       default: {
         // ne never matches null (as SQL's <>); text compares in code-point order, whatever the locale.
-        // Equality means the same under every deterministic collation: no COLLATE there, so the
-        // column's indexes apply.
+        // Equality means the same under every deterministic collation: it is written in the
+        // collation of the column's index, so that the index applies.
         const operator = OPERATORS[condition.op]
-        const collate = field.kind === 'string' && condition.op !== 'eq' && condition.op !== 'ne' ? ' COLLATE "C"' : ''
+        const ordered = field.kind === 'string' && condition.op !== 'eq' && condition.op !== 'ne'
+        const collate = ordered ? ' COLLATE "C"' : this.equalityCollation(field)
         return `${column}${collate} ${operator} ${bind(condition.value)}::${SCALAR_TYPES[field.kind]}`
       }
     }

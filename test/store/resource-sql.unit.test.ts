@@ -53,6 +53,22 @@ t.test('equality keeps the column collation (its indexes apply); a cursor replac
   t.same(values, ['x', '2026-11-21T02:00:00.000Z', 'RU-9', 20])
 })
 
+t.test('unique fields compare in code-point order, the order of their indexes (migration 090)', async (t) => {
+  const equip = new ResourceTable(registry.get('monitorEquip'))
+  const query = validSearch(registry.get('monitorEquip'), {
+    conditions: [
+      { field: 'monitorCode', op: 'eq', value: 'MC-1' },
+      { field: 'monitorCode', op: 'in', value: ['MC-2'] },
+      { field: 'monitorName', op: 'eq', value: 'x' },
+    ],
+    orderBy: [{ field: 'monitorCode' }],
+  })
+  const [sql] = equip.page(query, false)
+  t.match(sql, /"monitorCode" COLLATE "C" = \$1::text AND "monitorCode" COLLATE "C" = ANY\(\$2::text\[\]\) AND "monitorName" = \$3::text/)
+  t.match(sql, /ORDER BY "monitorCode" COLLATE "C" ASC, /)
+  t.match(equip.conflict({ id: 'a', monitorCode: 'MC-1' })[0], /"monitorCode" COLLATE "C" = \$2/)
+})
+
 t.test('a cursor holds the sort values, and fits only keys of its kinds', async (t) => {
   const keys = validSearch(unit, {}).keys
   t.same(decodeCursor(encodeCursor(['2026-11-21T02:00:00.000Z', 'RU-1']), keys), ['2026-11-21T02:00:00.000Z', 'RU-1'])
