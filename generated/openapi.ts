@@ -192,9 +192,9 @@ export type paths = {
         put?: never;
         /**
          * Reconcile with the park
-         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, answers the differences (counts, and ids up to `limit` per resource) and pushes every `missing` and `stale` record again (marks it `pending`). Records still `pending` here are on their way and do not count.
+         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, and likewise the resource's attachments; answers the differences (counts, and ids up to `limit` per resource: `resources` for records, `attachments` for attachments) and pushes every `missing` and `stale` record or attachment again (marks it `pending`; an attachment goes with its bytes). Records and attachments still `pending` here are on their way and do not count.
          *
-         *     Cheap when nothing differs: per resource, both sides compute a digest of all their records (count and a sum of hashes of `id:version:deleted`, in the database) and compare them through `/system/sync/digest`; no record is shipped. Only where digests differ are the ids split into buckets (by md5(id)) and narrowed down, and only small differing buckets are listed record by record. It also runs on a schedule (`SYNC_RECONCILE_CRON`, default daily at 03:17); the last result and its time are part of `/system/sync/status` and `/metrics` (`sync_reconcile_last_*`). When the park cannot be reached, `data.error` says so (the counts then cover what was compared).
+         *     Cheap when nothing differs: per resource, both sides compute a digest of all their records, and one of all its attachments (count and a sum of hashes of `id:version:deleted`, in the database) and compare them through `/system/sync/digest`; no record is shipped. Only where digests differ are the ids split into buckets (by md5(id)) and narrowed down, and only small differing buckets are listed record by record. It also runs on a schedule (`SYNC_RECONCILE_CRON`, default daily at 03:17); the last result and its time are part of `/system/sync/status` and `/metrics` (`sync_reconcile_last_*`). When the park cannot be reached, `data.error` says so (the counts then cover what was compared).
          */
         post: operations["systemSyncReconcile"];
         delete?: never;
@@ -214,7 +214,7 @@ export type paths = {
         put?: never;
         /**
          * Digests of an enterprise's records on the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. The enterprise edition computes the same digests of its own records: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. With `attachments: true`, the same of the resource's attachments. The enterprise edition computes the same digests of its own records and attachments: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
          */
         post: operations["systemSyncDigest"];
         delete?: never;
@@ -5789,8 +5789,24 @@ export type components = {
                 list: components["schemas"]["TrainBaseInfoRecord"][];
             } & WithRequired<components["schemas"]["Page"], "list">) | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description What reconciliation found for one resource's records (or attachments), between the enterprise and the park. */
+        ReconcileDifferences: {
+            resource: components["schemas"]["ResourceKey"];
+            /** @description Records (tombstones included) the enterprise holds. */
+            enterprise: number;
+            /** @description Records (tombstones included) the park holds for this enterprise. */
+            park: number;
+            /** @description Held by the enterprise, absent on the park (pushed again). */
+            missing: number;
+            /** @description Held by both at another version, or deleted on one side only (pushed again; when the park holds a newer version than the enterprise, the push ends `failed` with that reason). */
+            stale: number;
+            /** @description Held by the park for this enterprise and unknown to the enterprise (reported; a push cannot remove them). */
+            parkOnly: number;
+            /** @description Ids of differing records (or attachments), up to `limit`. */
+            ids: components["schemas"]["Id"][];
+        };
         /**
-         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), and what it pushed again.
+         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), records and attachments, and what it pushed again.
          * @example {
          *       "time": "2026-11-22T03:17:00+08:00",
          *       "differences": 2,
@@ -5809,34 +5825,33 @@ export type components = {
          *             "RU-031"
          *           ]
          *         }
+         *       ],
+         *       "attachments": [
+         *         {
+         *           "resource": "riskUnit",
+         *           "enterprise": 4,
+         *           "park": 4,
+         *           "missing": 0,
+         *           "stale": 0,
+         *           "parkOnly": 0,
+         *           "ids": []
+         *         }
          *       ]
          *     }
          */
         ReconcileResult: {
             /** @description When the reconciliation ran. */
             time: components["schemas"]["Instant"];
-            /** @description Records that differ, every resource (`missing` + `stale` + `parkOnly`). */
+            /** @description Records and attachments that differ, every resource (`missing` + `stale` + `parkOnly` of `resources` and of `attachments`). */
             differences: number;
-            /** @description Records marked `pending` to be pushed again (`missing` and `stale` ones). */
+            /** @description Records and attachments marked `pending` to be pushed again (`missing` and `stale` ones). */
             repushed: number;
             /** @description Why the reconciliation could not complete (the park unreachable, say); null when it completed. The counts then cover the resources compared before the failure. */
             error: string | null;
-            /** @description One entry per resource compared. */
-            resources: {
-                resource: components["schemas"]["ResourceKey"];
-                /** @description Records (tombstones included) the enterprise holds. */
-                enterprise: number;
-                /** @description Records (tombstones included) the park holds for this enterprise. */
-                park: number;
-                /** @description Held by the enterprise, absent on the park (pushed again). */
-                missing: number;
-                /** @description Held by both at another version, or deleted on one side only (pushed again; when the park holds a newer version than the enterprise, the push ends `failed` with that reason). */
-                stale: number;
-                /** @description Held by the park for this enterprise and unknown to the enterprise (reported; a push cannot remove them). */
-                parkOnly: number;
-                /** @description Ids of differing records, up to `limit`. */
-                ids: components["schemas"]["Id"][];
-            }[];
+            /** @description One entry per resource compared, for its records. */
+            resources: components["schemas"]["ReconcileDifferences"][];
+            /** @description One entry per resource compared, for its attachments (CONTRACT §12): the same counts, of attachments (live and tombstones, by `id` and `version`); `ids` are attachment ids. A missing or stale attachment is pushed again with its bytes. */
+            attachments: components["schemas"]["ReconcileDifferences"][];
         };
         /**
          * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per resource (1..1000, default 100). Every difference is pushed again, listed or not.
@@ -5872,6 +5887,13 @@ export type components = {
          *       ],
          *       "records": true
          *     }
+         * @example {
+         *       "resource": "riskUnit",
+         *       "prefixes": [
+         *         ""
+         *       ],
+         *       "attachments": true
+         *     }
          */
         DigestRequest: {
             resource: components["schemas"]["ResourceKey"];
@@ -5884,6 +5906,8 @@ export type components = {
              * @default false
              */
             records: boolean;
+            /** @description true for the resource's attachments (keyed, bucketed and versioned like records; `id` is the attachment's) instead of its records; absent or false, its records. */
+            attachments?: boolean;
         };
         /** @description Envelope of `sync/digest`. */
         DigestEnvelope: {
