@@ -192,9 +192,9 @@ export type paths = {
         put?: never;
         /**
          * Reconcile with the park
-         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, answers the differences (counts, and ids up to `limit` per resource) and pushes every `missing` and `stale` record again (marks it `pending`). Records still `pending` here are on their way and do not count.
+         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, and likewise the resource's attachments; answers the differences (counts, and ids up to `limit` per resource: `resources` for records, `attachments` for attachments) and pushes every `missing` and `stale` record or attachment again (marks it `pending`; an attachment goes with its bytes). Records and attachments still `pending` here are on their way and do not count.
          *
-         *     Cheap when nothing differs: per resource, both sides compute a digest of all their records (count and a sum of hashes of `id:version:deleted`, in the database) and compare them through `/system/sync/digest`; no record is shipped. Only where digests differ are the ids split into buckets (by md5(id)) and narrowed down, and only small differing buckets are listed record by record. It also runs on a schedule (`SYNC_RECONCILE_CRON`, default daily at 03:17); the last result and its time are part of `/system/sync/status` and `/metrics` (`sync_reconcile_last_*`). When the park cannot be reached, `data.error` says so (the counts then cover what was compared).
+         *     Cheap when nothing differs: per resource, both sides compute a digest of all their records, and one of all its attachments (count and a sum of hashes of `id:version:deleted`, in the database) and compare them through `/system/sync/digest`; no record is shipped. Only where digests differ are the ids split into buckets (by md5(id)) and narrowed down, and only small differing buckets are listed record by record. It also runs on a schedule (`SYNC_RECONCILE_CRON`, default daily at 03:17); the last result and its time are part of `/system/sync/status` and `/metrics` (`sync_reconcile_last_*`). When the park cannot be reached, `data.error` says so (the counts then cover what was compared).
          */
         post: operations["systemSyncReconcile"];
         delete?: never;
@@ -214,7 +214,7 @@ export type paths = {
         put?: never;
         /**
          * Digests of an enterprise's records on the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. The enterprise edition computes the same digests of its own records: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. With `attachments: true`, the same of the resource's attachments. The enterprise edition computes the same digests of its own records and attachments: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
          */
         post: operations["systemSyncDigest"];
         delete?: never;
@@ -5789,8 +5789,24 @@ export type components = {
                 list: components["schemas"]["TrainBaseInfoRecord"][];
             } & WithRequired<components["schemas"]["Page"], "list">) | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description What reconciliation found for one resource's records (or attachments), between the enterprise and the park. */
+        ReconcileDifferences: {
+            resource: components["schemas"]["ResourceKey"];
+            /** @description Records (tombstones included) the enterprise holds. */
+            enterprise: number;
+            /** @description Records (tombstones included) the park holds for this enterprise. */
+            park: number;
+            /** @description Held by the enterprise, absent on the park (pushed again). */
+            missing: number;
+            /** @description Held by both at another version, or deleted on one side only (pushed again; when the park holds a newer version than the enterprise, the push ends `failed` with that reason). */
+            stale: number;
+            /** @description Held by the park for this enterprise and unknown to the enterprise (reported; a push cannot remove them). */
+            parkOnly: number;
+            /** @description Ids of differing records (or attachments), up to `limit`. */
+            ids: components["schemas"]["Id"][];
+        };
         /**
-         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), and what it pushed again.
+         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), records and attachments, and what it pushed again.
          * @example {
          *       "time": "2026-11-22T03:17:00+08:00",
          *       "differences": 2,
@@ -5809,34 +5825,33 @@ export type components = {
          *             "RU-031"
          *           ]
          *         }
+         *       ],
+         *       "attachments": [
+         *         {
+         *           "resource": "riskUnit",
+         *           "enterprise": 4,
+         *           "park": 4,
+         *           "missing": 0,
+         *           "stale": 0,
+         *           "parkOnly": 0,
+         *           "ids": []
+         *         }
          *       ]
          *     }
          */
         ReconcileResult: {
             /** @description When the reconciliation ran. */
             time: components["schemas"]["Instant"];
-            /** @description Records that differ, every resource (`missing` + `stale` + `parkOnly`). */
+            /** @description Records and attachments that differ, every resource (`missing` + `stale` + `parkOnly` of `resources` and of `attachments`). */
             differences: number;
-            /** @description Records marked `pending` to be pushed again (`missing` and `stale` ones). */
+            /** @description Records and attachments marked `pending` to be pushed again (`missing` and `stale` ones). */
             repushed: number;
             /** @description Why the reconciliation could not complete (the park unreachable, say); null when it completed. The counts then cover the resources compared before the failure. */
             error: string | null;
-            /** @description One entry per resource compared. */
-            resources: {
-                resource: components["schemas"]["ResourceKey"];
-                /** @description Records (tombstones included) the enterprise holds. */
-                enterprise: number;
-                /** @description Records (tombstones included) the park holds for this enterprise. */
-                park: number;
-                /** @description Held by the enterprise, absent on the park (pushed again). */
-                missing: number;
-                /** @description Held by both at another version, or deleted on one side only (pushed again; when the park holds a newer version than the enterprise, the push ends `failed` with that reason). */
-                stale: number;
-                /** @description Held by the park for this enterprise and unknown to the enterprise (reported; a push cannot remove them). */
-                parkOnly: number;
-                /** @description Ids of differing records, up to `limit`. */
-                ids: components["schemas"]["Id"][];
-            }[];
+            /** @description One entry per resource compared, for its records. */
+            resources: components["schemas"]["ReconcileDifferences"][];
+            /** @description One entry per resource compared, for its attachments (CONTRACT §12): the same counts, of attachments (live and tombstones, by `id` and `version`); `ids` are attachment ids. A missing or stale attachment is pushed again with its bytes. */
+            attachments: components["schemas"]["ReconcileDifferences"][];
         };
         /**
          * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per resource (1..1000, default 100). Every difference is pushed again, listed or not.
@@ -5872,6 +5887,13 @@ export type components = {
          *       ],
          *       "records": true
          *     }
+         * @example {
+         *       "resource": "riskUnit",
+         *       "prefixes": [
+         *         ""
+         *       ],
+         *       "attachments": true
+         *     }
          */
         DigestRequest: {
             resource: components["schemas"]["ResourceKey"];
@@ -5884,6 +5906,8 @@ export type components = {
              * @default false
              */
             records: boolean;
+            /** @description true for the resource's attachments (keyed, bucketed and versioned like records; `id` is the attachment's) instead of its records; absent or false, its records. */
+            attachments?: boolean;
         };
         /** @description Envelope of `sync/digest`. */
         DigestEnvelope: {
@@ -6016,7 +6040,7 @@ export type components = {
     parameters: {
         /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
         SyncPush: "1";
-        /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+        /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
         IdempotencyKey: string;
         /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
         AttachmentSyncPush: "1";
@@ -6393,7 +6417,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6427,7 +6451,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6461,7 +6485,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6588,7 +6612,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -6655,7 +6679,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -6753,7 +6777,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6787,7 +6811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6821,7 +6845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6855,7 +6879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6982,7 +7006,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -7049,7 +7073,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -7147,7 +7171,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7181,7 +7205,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7215,7 +7239,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7249,7 +7273,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7376,7 +7400,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -7443,7 +7467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -7541,7 +7565,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7575,7 +7599,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7609,7 +7633,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7643,7 +7667,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7770,7 +7794,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -7837,7 +7861,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -7935,7 +7959,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7969,7 +7993,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8003,7 +8027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8037,7 +8061,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8164,7 +8188,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -8231,7 +8255,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -8329,7 +8353,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8363,7 +8387,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8397,7 +8421,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8431,7 +8455,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8558,7 +8582,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -8625,7 +8649,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -8723,7 +8747,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8757,7 +8781,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8791,7 +8815,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8825,7 +8849,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8952,7 +8976,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -9019,7 +9043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -9117,7 +9141,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9151,7 +9175,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9185,7 +9209,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9219,7 +9243,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9346,7 +9370,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -9413,7 +9437,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -9511,7 +9535,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9545,7 +9569,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9579,7 +9603,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9613,7 +9637,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9740,7 +9764,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
@@ -9807,7 +9831,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
@@ -9905,7 +9929,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
+                /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;

@@ -173,9 +173,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     attachmentBodyLimit: attachmentBodyLimit(config),
   })
   const retention = historyRetention(config, history, app.log)
-  await app.register(health, { pool, push, edition: config.edition })
+  await app.register(health, { pool, push, edition: config.edition, clock: options.clock })
   await app.register(metrics, { pool })
-  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push })
+  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push, clock: options.clock })
 
   const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
   await app.ready()

@@ -173,11 +173,11 @@ function attachmentAdd(options: HandlerOptions, resource: ResourceDef): Write {
 /** A write runs once per Idempotency-Key when the caller sends one; a stored write wakes the push. */
 function idempotentWrite(options: HandlerOptions, operationId: string, run: Write): Handler {
   return async (request, reply) => {
-    const { userName } = callerOf(request)
+    const { userId, userName } = callerOf(request)
     const key = request.headers['idempotency-key']
     const answer =
       typeof key === 'string'
-        ? await options.idempotency.run({ userName, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
+        ? await options.idempotency.run({ userId, key, operationId, body: request.body }, (db) => run(request, { userName, db }))
         : await run(request, { userName })
     if (answer.code === Code.ok) options.wakePush()
     reply.code(statusOf(answer.code))

@@ -2,7 +2,9 @@
 // in one transaction: a repeat with the same key and body replays the stored answer; a different
 // body (or operation) under the key is 1007; a concurrent request with the key waits on the
 // uncommitted key row and then replays; a write that failed unexpectedly rolls back, key included,
-// so its retry runs afresh. Keys are scoped per user and expire after IDEMPOTENCY_TTL_HOURS.
+// so its retry runs afresh. Keys are scoped per user, by the user's id that is never reused (a
+// user deleted and added again under the same name never sees the old one's answers), and expire
+// after IDEMPOTENCY_TTL_HOURS.
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { BusinessError, Code, type Envelope, failure } from '../errors.ts'
@@ -10,7 +12,8 @@ import type { Queryable } from '../store/database.ts'
 import { canonicalJson } from './canonical-json.ts'
 
 export interface IdempotentRequest {
-  userName: string
+  /** The caller's id (the token's `sub`), never its name. */
+  userId: string
   key: string
   operationId: string
   body: unknown
@@ -33,20 +36,20 @@ export class Idempotency {
     let release: Error | undefined
     try {
       await client.query('BEGIN')
-      await client.query('DELETE FROM idempotency_key WHERE "userName" = $1 AND key = $2 AND "expiresAt" < now()', [
-        request.userName,
+      await client.query('DELETE FROM idempotency_key WHERE "userId" = $1 AND key = $2 AND "expiresAt" < now()', [
+        request.userId,
         request.key,
       ])
       // Waits here while another transaction holds the same key, until it commits or rolls back.
       const claimed = await client.query(
-        `INSERT INTO idempotency_key ("userName", key, "operationId", "bodyHash", "expiresAt")
+        `INSERT INTO idempotency_key ("userId", key, "operationId", "bodyHash", "expiresAt")
          VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) ON CONFLICT DO NOTHING RETURNING key`,
-        [request.userName, request.key, request.operationId, bodyHash, this.ttlSeconds],
+        [request.userId, request.key, request.operationId, bodyHash, this.ttlSeconds],
       )
       if (claimed.rowCount === 0) {
         const { rows } = await client.query(
-          'SELECT "operationId", "bodyHash", response FROM idempotency_key WHERE "userName" = $1 AND key = $2',
-          [request.userName, request.key],
+          'SELECT "operationId", "bodyHash", response FROM idempotency_key WHERE "userId" = $1 AND key = $2',
+          [request.userId, request.key],
         )
         await client.query('ROLLBACK')
         const stored = rows[0]
@@ -64,11 +67,7 @@ export class Idempotency {
         if (!(error instanceof BusinessError)) throw error
         answer = failure(error.code, error.message)
       }
-      await client.query('UPDATE idempotency_key SET response = $3 WHERE "userName" = $1 AND key = $2', [
-        request.userName,
-        request.key,
-        answer,
-      ])
+      await client.query('UPDATE idempotency_key SET response = $3 WHERE "userId" = $1 AND key = $2', [request.userId, request.key, answer])
       await client.query('COMMIT')
       return answer
     } catch (error) {

@@ -3,7 +3,7 @@ import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
 import type { Edition } from '../config.ts'
 import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
-import { withAttachments } from '../store/attachment-store.ts'
+import { attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
@@ -16,6 +16,7 @@ export interface ReconcileOutcome {
   repushed: number
   error: string | null
   resources: unknown[]
+  attachments: unknown[]
 }
 
 /** Reconciliation with the park (enterprise edition with a park configured): park/reconcile.ts. */
@@ -129,11 +130,12 @@ export class SystemOperations {
   }
 
   /**
-   * Park edition: digests of one enterprise's records in buckets of ids, or their (id, version,
-   * deleted) with `records` (reconciliation). An enterprise account asks for its own enterprise.
+   * Park edition: digests of one enterprise's records (or with `attachments`, of the resource's
+   * attachments) in buckets of ids, or their (id, version, deleted) with `records`
+   * (reconciliation). An enterprise account asks for its own enterprise.
    */
   async syncDigest(
-    body: { resource: string; companyCode?: string; prefixes: string[]; records?: boolean },
+    body: { resource: string; companyCode?: string; prefixes: string[]; records?: boolean; attachments?: boolean },
     ownCompany: string | undefined,
   ): Promise<Envelope> {
     if (this.edition !== 'park') throw new BusinessError(Code.forbidden, 'permission denied: digests are served by the park edition')
@@ -145,13 +147,14 @@ export class SystemOperations {
     if (new Set(body.prefixes.map((prefix) => prefix.length)).size > 1) {
       throw new BusinessError(Code.badParameter, 'prefixes: must all have the same length')
     }
-    const resource = this.registry.get(body.resource)
+    const records = this.registry.get(body.resource)
+    const resource = body.attachments ? attachmentTarget(records) : records
     if (!body.records) return success({ buckets: await this.park.digests(resource, companyCode, body.prefixes) })
-    const records = await this.park.held(resource, companyCode, body.prefixes)
-    if (records.length > DIGEST_RECORDS_LIMIT) {
+    const held = await this.park.held(resource, companyCode, body.prefixes)
+    if (held.length > DIGEST_RECORDS_LIMIT) {
       throw new BusinessError(Code.badParameter, `prefixes: more than ${DIGEST_RECORDS_LIMIT} records; ask for longer prefixes`)
     }
-    return success({ records })
+    return success({ records: held })
   }
 
   /** Park edition: every enterprise with an account or records, its accounts, last push and holdings. */

@@ -10,6 +10,7 @@ import type { AttachmentStore } from '../store/attachment-store.ts'
 import type { ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from './park-client.ts'
+import { ParkDigests } from './park-digests.ts'
 import { ParkPush } from './park-push.ts'
 import { Reconciler } from './reconcile.ts'
 
@@ -39,6 +40,21 @@ export function parkPush(
   })
   const push = new ParkPush({ boss, sync, attachments, registry, client, settings: config.push, log })
   // Reconciliation runs on a schedule of the push's pg-boss, and on demand (/system/sync/reconcile).
-  push.reconciler = new Reconciler({ pool, registry, digests, sync, client, companyCode: config.companyCode, wake: () => push.wake() })
+  const holdings = new ParkDigests({
+    url: config.parkUrl,
+    userName: config.parkUser,
+    password: config.parkPassword,
+    timeoutMs: config.push.parkTimeoutMs,
+    resourceKeys: registry.all.map((resource) => resource.key),
+  })
+  push.reconciler = new Reconciler({
+    pool,
+    registry,
+    digests,
+    sync,
+    client: holdings,
+    companyCode: config.companyCode,
+    wake: () => push.wake(),
+  })
   return push
 }

@@ -9,12 +9,12 @@ import { cachedRead, PAGE_READ_TTL_MS } from '../store/cached-read.ts'
 
 export function registerPushMetrics(
   metrics: Registry,
-  options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined },
+  options: { sync: SyncStore; resources: ResourceRegistry; push: ParkPush | undefined; clock?: () => number },
 ): void {
-  const { sync, resources, push } = options
+  const { sync, resources, push, clock } = options
   // Scrapes cannot load the database: its reads are shared and kept a second.
-  const counts = cachedRead(() => sync.counts(withAttachments(resources.all)), PAGE_READ_TTL_MS)
-  const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS)
+  const counts = cachedRead(() => sync.counts(withAttachments(resources.all)), PAGE_READ_TTL_MS, clock)
+  const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS, clock)
   // One query a scrape sets both: records by state, and the oldest pending age (registered after
   // the records, so set by their collect before it is read).
   const oldest = new Gauge({

@@ -1,8 +1,9 @@
 // Reconciliation (CONTRACT §10, enterprise edition): finds every difference between what the
 // enterprise holds (live records and tombstones, by id and version) and what the park holds for its
-// companyCode, and pushes those records again.
+// companyCode, and pushes those records again; likewise each resource's attachments (CONTRACT §12:
+// pushed like records, so an attachment the park lost is pushed again with its bytes).
 //
-// Cheap when nothing differs: per resource, one digest of everything on each side (a count and an
+// Cheap when nothing differs: per resource and per resource's attachments, one digest of everything on each side (a count and an
 // order-independent sum over (id, version, deleted), computed by the database; no record shipped).
 // Where the digests differ, the ids are split into 16 buckets by the next hex digit of md5(id), and
 // only the differing buckets are split further, until a bucket holds few enough records to list
@@ -10,9 +11,10 @@
 // Records still pending on the enterprise are on their way and do not count as differences.
 import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { attachmentTarget } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion, ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
-import type { ParkClient } from './park-client.ts'
+import type { DigestTarget, ParkHoldings } from './park-digests.ts'
 
 /** A bucket holding at most this many records (on either side) is listed instead of split. */
 const LEAF_RECORDS = 1000
@@ -23,6 +25,7 @@ const PREFIXES_PER_CALL = 4096
 const HEX = '0123456789abcdef'
 const SETTING = 'sync_reconcile_last'
 
+/** What differs for one resource's records, or for its attachments (then the ids are attachment ids). */
 export interface ResourceDifferences {
   resource: string
   /** Records (tombstones included) on each side. */
@@ -40,13 +43,16 @@ export interface ResourceDifferences {
 
 export interface ReconcileResult {
   time: string
-  /** Differences found (missing + stale + parkOnly, every resource). */
+  /** Differences found (missing + stale + parkOnly, every resource, records and attachments). */
   differences: number
-  /** Records marked pending to be pushed again. */
+  /** Records and attachments marked pending to be pushed again. */
   repushed: number
   /** Why the run did not complete (the park unreachable, say); null when it did. */
   error: string | null
+  /** Per resource, its records. */
   resources: ResourceDifferences[]
+  /** Per resource, its attachments. */
+  attachments: ResourceDifferences[]
 }
 
 export class Reconciler {
@@ -54,7 +60,7 @@ export class Reconciler {
   private readonly registry: ResourceRegistry
   private readonly digests: ParkStore
   private readonly sync: SyncStore
-  private readonly client: ParkClient
+  private readonly client: ParkHoldings
   private readonly companyCode: string
   private readonly wake: () => void
 
@@ -63,7 +69,7 @@ export class Reconciler {
     registry: ResourceRegistry
     digests: ParkStore
     sync: SyncStore
-    client: ParkClient
+    client: ParkHoldings
     companyCode: string
     wake: () => void
   }) {
@@ -78,13 +84,23 @@ export class Reconciler {
 
   /** One reconciliation; its result is kept as the last one (also when it failed). */
   async run(limit = 100): Promise<ReconcileResult> {
-    const result: ReconcileResult = { time: new Date().toISOString(), differences: 0, repushed: 0, error: null, resources: [] }
+    const result: ReconcileResult = {
+      time: new Date().toISOString(),
+      differences: 0,
+      repushed: 0,
+      error: null,
+      resources: [],
+      attachments: [],
+    }
     try {
-      for (const resource of this.registry.all) {
-        const { differences, repush } = await this.compare(resource, limit)
-        result.resources.push(differences)
-        result.differences += differences.missing + differences.stale + differences.parkOnly
-        result.repushed += await this.sync.repush(resource, repush)
+      // Records first, then attachments: a record pushed again goes before its attachments.
+      for (const attachments of [false, true]) {
+        for (const resource of this.registry.all) {
+          const { differences, repush } = await this.compare({ resource, attachments }, limit)
+          result[attachments ? 'attachments' : 'resources'].push(differences)
+          result.differences += differences.missing + differences.stale + differences.parkOnly
+          result.repushed += await this.sync.repush(attachments ? attachmentTarget(resource) : resource, repush)
+        }
       }
     } catch (error) {
       result.error = (error as Error).message
@@ -100,12 +116,13 @@ export class Reconciler {
   /** The last result kept, or null before the first run. */
   async last(): Promise<ReconcileResult | null> {
     const { rows } = await this.pool.query(`SELECT value FROM app_setting WHERE key = $1`, [SETTING])
-    return rows.length > 0 ? JSON.parse(rows[0].value) : null
+    // A result kept before attachments were reconciled has none.
+    return rows.length > 0 ? { attachments: [], ...JSON.parse(rows[0].value) } : null
   }
 
-  private async compare(resource: ResourceDef, limit: number): Promise<{ differences: ResourceDifferences; repush: string[] }> {
+  private async compare(target: DigestTarget, limit: number): Promise<{ differences: ResourceDifferences; repush: string[] }> {
     const differences: ResourceDifferences = {
-      resource: resource.key,
+      resource: target.resource.key,
       enterprise: 0,
       park: 0,
       missing: 0,
@@ -118,8 +135,8 @@ export class Reconciler {
     let first = true
     while (frontier.length > 0) {
       const [local, remote] = await Promise.all([
-        this.digests.digests(resource, this.companyCode, frontier),
-        this.remoteDigests(resource, frontier),
+        this.digests.digests(tableOf(target), this.companyCode, frontier),
+        this.remoteDigests(target, frontier),
       ])
       if (first) {
         differences.enterprise = local[0].count
@@ -135,7 +152,7 @@ export class Reconciler {
         if (size <= LEAF_RECORDS || bucket.prefix.length >= 8) leaves.push({ ...bucket, count: size })
         else split.push(bucket.prefix)
       }
-      for (const group of groupsOf(leaves)) await this.compareRecords(resource, group, differences, repush, limit)
+      for (const group of groupsOf(leaves)) await this.compareRecords(target, group, differences, repush, limit)
       frontier = split.flatMap((prefix) => [...HEX].map((digit) => prefix + digit))
     }
     return { differences, repush }
@@ -143,13 +160,16 @@ export class Reconciler {
 
   /** Lists both sides' (id, version, deleted) in these buckets and notes every difference. */
   private async compareRecords(
-    resource: ResourceDef,
+    target: DigestTarget,
     prefixes: string[],
     differences: ResourceDifferences,
     repush: string[],
     limit: number,
   ): Promise<void> {
-    const [local, remote] = await Promise.all([this.localHeld(resource, prefixes), this.client.held(resource, this.companyCode, prefixes)])
+    const [local, remote] = await Promise.all([
+      this.localHeld(tableOf(target), prefixes),
+      this.client.held(target, this.companyCode, prefixes),
+    ])
     const onPark = new Map(remote.map((record) => [record.id, record]))
     const note = (id: string) => {
       if (differences.ids.length < limit) differences.ids.push(id)
@@ -180,13 +200,18 @@ export class Reconciler {
     return rows
   }
 
-  private async remoteDigests(resource: ResourceDef, prefixes: string[]): Promise<Bucket[]> {
+  private async remoteDigests(target: DigestTarget, prefixes: string[]): Promise<Bucket[]> {
     const buckets: Bucket[] = []
     for (let i = 0; i < prefixes.length; i += PREFIXES_PER_CALL) {
-      buckets.push(...(await this.client.digests(resource, this.companyCode, prefixes.slice(i, i + PREFIXES_PER_CALL))))
+      buckets.push(...(await this.client.digests(target, this.companyCode, prefixes.slice(i, i + PREFIXES_PER_CALL))))
     }
     return buckets
   }
+}
+
+/** The table compared: the resource's, or its attachments' (the same id, version, live and sync columns). */
+function tableOf(target: DigestTarget): ResourceDef {
+  return target.attachments ? attachmentTarget(target.resource) : target.resource
 }
 
 /** Leaf buckets grouped by prefix length, each group listing at most LIST_RECORDS records. */

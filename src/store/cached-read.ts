@@ -1,6 +1,7 @@
 // A database read that a public page (/metrics, /health/ready) may trigger, made cheap whatever the
 // callers do: one read at a time (callers meanwhile share it), and its result reused for ttlMs
-// after it completed. A failed read is not kept: the next caller tries afresh.
+// after it completed, by `clock` (the app's, which tests inject to move time). A failed read is not
+// kept: the next caller tries afresh.
 
 export function cachedRead<T>(read: () => Promise<T>, ttlMs: number, clock: () => number = Date.now): () => Promise<T> {
   let pending: Promise<T> | undefined

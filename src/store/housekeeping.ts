@@ -2,6 +2,7 @@
 // expired Idempotency-Keys, expired revoked sessions and expired rate-limit counters are deleted,
 // in bounded batches, so the tables stay the size of what is still in force whatever the traffic,
 // not only when a key happens to be reused.
+import { EventEmitter } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { PgBoss } from 'pg-boss'
@@ -39,12 +40,14 @@ export async function prune(pool: pg.Pool): Promise<Pruned> {
   return pruned
 }
 
-export class Housekeeping {
+/** Emits `ran` (with what was pruned) after each run, scheduled or not. */
+export class Housekeeping extends EventEmitter<{ ran: [Pruned] }> {
   private readonly boss: PgBoss
   private readonly pool: pg.Pool
   private readonly log: FastifyBaseLogger
 
   constructor(options: { boss: PgBoss; pool: pg.Pool; log: FastifyBaseLogger }) {
+    super()
     this.boss = options.boss
     this.pool = options.pool
     this.log = options.log
@@ -63,6 +66,7 @@ export class Housekeeping {
   async run(): Promise<Pruned> {
     const pruned = await prune(this.pool)
     this.log.info({ pruned }, 'housekeeping')
+    this.emit('ran', pruned)
     return pruned
   }
 

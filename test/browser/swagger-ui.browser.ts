@@ -1,13 +1,16 @@
 // The Swagger UI at /docs, driven in a real headless Chromium (Debian's /usr/bin/chromium through
 // playwright-core; no browser is downloaded): it loads offline with no console error, lists the
 // tags, logs in with "Try it out", authorises through its Authorize dialog with the token it got,
-// and lists monitoring equipment with "Try it out". Run by `npm run test:browser`
+// lists monitoring equipment with "Try it out", and with the document's own examples adds a risk
+// unit, uploads a PNG attachment to it and downloads it back. Run by `npm run test:browser`
 // (scripts/test-browser.ts), not by `npm test`: not every machine has a browser.
 
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import t from 'tap'
+import { loadOpenApi, resolveRef } from '../../src/contract/openapi-document.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -112,6 +115,30 @@ t.test('"Try it out" on hazard/monitorEquip/list answers code 0 with the bearer 
     .first()
     .evaluate((table) => table.scrollIntoView({ block: 'center' }))
   await page.screenshot({ path: SCREENSHOT })
+  t.same(consoleErrors, [], 'still no console error')
+  t.same(elsewhere, [], 'still nothing fetched from another origin')
+})
+
+/** The first example of an operation's request body, as the document gives it. */
+function requestExample(path: string): any {
+  const { document } = loadOpenApi()
+  const body: any = resolveRef(document, document.paths[path].post!.requestBody as { $ref?: string })
+  return Object.values<any>(body.content['application/json'].examples)[0].value
+}
+
+t.test('"Try it out" with the document\u2019s examples: a risk unit, a PNG attached to it, and the PNG downloaded', async (t) => {
+  const unit = JSON.parse(await tryItOut('operations-prevent-preventRiskUnitAdd'))
+  t.equal(unit.code, 0, `the example risk unit added: ${unit.msg}`)
+  const sent = requestExample('/prevent/riskUnit/attachment/add')
+  const png = Buffer.from(sent.content, 'base64')
+  t.same([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'the example is a real PNG')
+  const uploaded = JSON.parse(await tryItOut('operations-prevent-preventRiskUnitAttachmentAdd'))
+  t.equal(uploaded.code, 0, `uploaded: ${uploaded.msg}`)
+  const downloaded = JSON.parse(await tryItOut('operations-prevent-preventRiskUnitAttachmentGet'))
+  t.equal(downloaded.code, 0, `downloaded: ${downloaded.msg}`)
+  t.match(downloaded.data, { id: sent.id, recordId: sent.recordId, fileName: sent.fileName, contentType: 'image/png', size: png.length })
+  t.equal(downloaded.data.content, sent.content, 'the content shown is the file sent')
+  t.equal(downloaded.data.sha256, createHash('sha256').update(png).digest('hex'))
   t.same(consoleErrors, [], 'still no console error')
   t.same(elsewhere, [], 'still nothing fetched from another origin')
 })

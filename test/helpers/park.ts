@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../scripts/dev/ports.ts'
+import { eventually } from './eventually.ts'
 import { RESOURCE_PATHS } from './fixtures.ts'
 import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
 
@@ -15,25 +16,13 @@ export interface EditionProcess {
   url: string
   databaseUrl: string
   start(): Promise<void>
-  /** SIGTERM (graceful) or SIGKILL, and wait for the exit; answers the exit code. */
+  /** SIGTERM (graceful) or SIGKILL; resolves on the process's exit event with its exit code (no waiting by time). */
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
+export { eventually }
 
-/** Waits until `condition` holds, checking every `everyMs`; fails after `timeoutMs`. */
-export async function eventually<T>(
-  condition: () => Promise<T | undefined | false>,
-  options: { timeoutMs?: number; everyMs?: number; what?: string } = {},
-): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000)
-  for (;;) {
-    const value = await condition()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${options.what ?? 'a condition'}`)
-    await delay(options.everyMs ?? 50)
-  }
-}
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 
 export async function startEdition(
   t: TestContext,

@@ -1,5 +1,5 @@
 // CONTRACT §5 Idempotency-Key: replay of the first answer, 1007 for another body, concurrent
-// requests write once, keys scoped per user, keys expire.
+// requests write once, keys scoped per user (by the never-reused id), keys expire.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
@@ -35,6 +35,21 @@ t.test('the same key with another body, or for another operation, is 1007', asyn
 t.test('keys are scoped per user', async (t) => {
   t.equal((await add(record('riskUnit', 'RU-I3'), 'shared', admin)).body.code, 0)
   t.equal((await add(record('riskUnit', 'RU-I3'), 'shared', operator)).body.code, 1003, "the operator's key is its own: its add runs")
+})
+
+t.test("keys are scoped by the user's id: a user deleted and added again under its name starts afresh", async (t) => {
+  const first = await service.userToken('operator', 'reborn')
+  t.equal((await add(record('riskUnit', 'RU-I6'), 'mine-1', first)).body.code, 0)
+  t.equal((await add(record('riskUnit', 'RU-I7'), 'mine-2', first)).body.code, 0)
+  t.equal((await service.call('/system/user/delete', { userName: 'reborn' }, { token: admin })).body.code, 0)
+  const again = await service.userToken('operator', 'reborn')
+  t.equal((await add(record('riskUnit', 'RU-I6'), 'mine-1', again)).body.code, 1003, 'not the old answer replayed: the add ran')
+  t.equal((await add(record('riskUnit', 'RU-I8'), 'mine-2', again)).body.code, 0, 'not 1007: the old key is not this user\u2019s')
+  t.equal(await count('RU-I8'), 1)
+  const { rows } = await service.database.pool.query(
+    `SELECT k."userId" FROM idempotency_key AS k JOIN app_user AS u ON u.id = k."userId" WHERE u."userName" = 'reborn' ORDER BY key`,
+  )
+  t.equal(rows.length, 2, "the new user's keys are its own, under its id")
 })
 
 t.test('a business refusal is replayed too', async (t) => {

@@ -123,8 +123,8 @@ t.test('three enterprises under load, the park restarted in the middle: the park
     async () => (await sql(park.databaseUrl, `SELECT count(DISTINCT "companyCode")::int AS n FROM risk_unit`))[0].n === COMPANIES.length,
     { timeoutMs: 120_000, what: 'every enterprise to have pushed' },
   )
+  // stop() resolves on the process's exit: its port and database sessions are free again.
   await park.stop('SIGKILL')
-  await new Promise((resolve) => setTimeout(resolve, 500))
   await park.start()
   parkToken = await loginTo(park.url)
   await eventually(async () => (await sql(park.databaseUrl, `SELECT count(*)::int AS n FROM risk_unit`))[0].n > 150, {

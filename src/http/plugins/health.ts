@@ -11,13 +11,17 @@ import type { ParkPush } from '../../park/park-push.ts'
 import { latestMigrationVersion } from '../../store/migrate.ts'
 import { cachedRead, PAGE_READ_TTL_MS } from '../../store/cached-read.ts'
 
-async function health(app: FastifyInstance, options: { pool: pg.Pool; push: ParkPush | undefined; edition: Edition }): Promise<void> {
+async function health(
+  app: FastifyInstance,
+  options: { pool: pg.Pool; push: ParkPush | undefined; edition: Edition; clock?: () => number },
+): Promise<void> {
   const { pool, push, edition } = options
   app.get('/health/live', OUTSIDE_CONTRACT, async () => success({ status: 'live' }))
   // Probes cannot load the database: one check at a time, its answer kept a second.
   const check = cachedRead(
     async () => ({ ...(await latestMigrationVersion(pool, edition)), pushReady: push ? await push.ready() : true }),
     PAGE_READ_TTL_MS,
+    options.clock,
   )
   app.get('/health/ready', OUTSIDE_CONTRACT, async (_request, reply) => {
     try {
