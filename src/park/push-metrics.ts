@@ -66,21 +66,29 @@ export function registerPushMetrics(
   counter('park_push_records_acknowledged_total', 'Records the park acknowledged.', () => push.stats.acknowledged)
   const refusedHelp = 'Records the park refused or holds at another version than pushed (marked failed with the reason).'
   counter('park_push_records_refused_total', refusedHelp, () => push.stats.refused)
-  registerRecoveryMetrics(metrics, sync, resources, push)
+  registerRecoveryMetrics(metrics, sync, resources, push, clock)
 }
 
 /** What is stranded and what reconciliation found (CONTRACT §10). */
-function registerRecoveryMetrics(metrics: Registry, sync: SyncStore, resources: ResourceRegistry, push: ParkPush): void {
+function registerRecoveryMetrics(
+  metrics: Registry,
+  sync: SyncStore,
+  resources: ResourceRegistry,
+  push: ParkPush,
+  clock: (() => number) | undefined,
+): void {
+  const exhausted = cachedRead(() => sync.exhausted(resources.all, push.settings.failedRequeueRounds), PAGE_READ_TTL_MS, clock)
   new Gauge({
     name: 'sync_records_failed_exhausted',
     help: 'Failed records the sweep no longer queues again (SYNC_FAILED_REQUEUE_ROUNDS reached): they wait for a retry or a reconciliation.',
     registers: [metrics],
     async collect() {
-      this.set(await sync.exhausted(resources.all, push.settings.failedRequeueRounds))
+      this.set(await exhausted())
     },
   })
   const reconciler = push.reconciler
   if (!reconciler) return
+  const lastReconciliation = cachedRead(() => reconciler.last(), PAGE_READ_TTL_MS, clock)
   // The last reconciliation (CONTRACT §10): when it ran, and what it found.
   const lastTime = new Gauge({
     name: 'sync_reconcile_last_timestamp_seconds',
@@ -102,7 +110,7 @@ function registerRecoveryMetrics(metrics: Registry, sync: SyncStore, resources: 
     help: 'Differences between the enterprise and the park found by the last reconciliation.',
     registers: [metrics],
     async collect() {
-      const last = await reconciler.last()
+      const last = await lastReconciliation()
       this.set(last?.differences ?? 0)
       lastTime.set(last ? Math.floor(Date.parse(last.time) / 1000) : 0)
       lastError.set(last?.error ? 1 : 0)
