@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { parse as parseYaml } from 'yaml'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 // The CLI is a bundle with no programmatic API of its own: run its binary on this Node.
@@ -27,4 +28,9 @@ export async function renderBundledOpenApi(): Promise<string> {
     },
   )
   return HEADER + stdout
+}
+
+/** The bundled document as JSON (generated/openapi.json), which the service parses at start instead of the YAML. */
+export function renderOpenApiJson(yaml: string): string {
+  return `${JSON.stringify(parseYaml(yaml), null, 2)}\n`
 }

@@ -22,6 +22,7 @@ import operations from './http/plugins/operations.ts'
 import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
 import securityHeaders from './http/plugins/security-headers.ts'
+import { sharedSerializers } from './http/shared-serializers.ts'
 import { AttachmentOperations } from './operations/attachment-operations.ts'
 import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
@@ -77,6 +78,7 @@ function createFastify(config: Config, logger: AppOptions['logger']): FastifyIns
     forceCloseConnections: 'idle',
     // Request ids for the log lines, unique across instances; never trust a caller's.
     genReqId: () => randomUUID(),
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
   })
 }
 
