@@ -9,6 +9,8 @@ export interface Target {
   limit: number
   /** relative: `limit` is a ratio to the baseline's figure; absolute: a value in the row's unit. */
   relative: boolean
+  /** What a relative target is a ratio to (default: the baseline). */
+  of?: string
 }
 
 export interface Row {
@@ -47,7 +49,7 @@ const number = (value: number) => {
 
 function cells(row: Row): string[] {
   const target = row.target
-    ? `${row.target.op === '>=' ? '≥' : '≤'} ${row.target.relative ? `${row.target.limit} × baseline` : `${number(row.target.limit)} ${row.unit}`}`
+    ? `${row.target.op === '>=' ? '≥' : '≤'} ${row.target.relative ? `${row.target.limit} × ${row.target.of ?? 'baseline'}` : `${number(row.target.limit)} ${row.unit}`}`
     : 'info'
   return [
     row.group,
