@@ -17,7 +17,7 @@ export class Bodies {
   issued = 0
   /** The template: text, then which value (1 id, 2 monitorCode, 3 monitorName), text, ... */
   private readonly parts: string[]
-  private readonly prefix: string
+  readonly prefix: string
 
   /** `prefix`: the ids (`<prefix><n>`), monitorCodes (`MC-<prefix><n>`) of this series. */
   constructor(prefix: string) {

@@ -150,9 +150,8 @@ async function runRounds(loads: Load[]): Promise<void> {
 /** Each database holds a row for every successful answer (at most one more per connection and run, in flight when a run stopped). */
 async function checkRows(loads: Load[]): Promise<void> {
   for (const load of loads) {
-    const prefix = `${load.bodies.next().match(/"id":"([a-z]+-)/)![1]}`
     const [{ n }] = await query<{ n: number }>(load.databaseUrl, `SELECT count(*)::int AS n FROM monitor_equip WHERE id LIKE $1`, [
-      `${prefix}%`,
+      `${load.bodies.prefix}%`,
     ])
     const slack = settings.connections * (load.runs.length + 1)
     if (n < load.ok || n - load.ok > slack || n > load.bodies.issued) {
