@@ -40,14 +40,13 @@ export async function drainGroup(databases: Databases): Promise<void> {
   await fillMonitorEquip(enterpriseUrl, { count, status: 'pending', companyCode: COMPANY_CODE })
   const procs: Proc[] = []
   try {
-    const park = await startEdition('drain-park', 'park', parkUrl)
+    const park = await startEdition('drain-park', 'park', parkUrl, { raisedLimits: false })
     procs.push(park)
     await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, account)
     const parkReady = performance.now()
     const enterprise = await startEdition('drain-enterprise', 'enterprise', enterpriseUrl, {
-      PARK_URL: park.url,
-      PARK_USER: account.userName,
-      PARK_PASSWORD: account.password,
+      raisedLimits: false,
+      extra: { PARK_URL: park.url, PARK_USER: account.userName, PARK_PASSWORD: account.password },
     })
     procs.push(enterprise)
     const enterpriseReady = performance.now()

@@ -76,14 +76,16 @@ export const COMPANY_CODE = '000000000'
 
 /**
  * An edition (src/main.ts) on a free port with the project's default settings, but: its database,
- * the admin password, and rate limits out of the way (a per-user limit of 1 200 a minute would answer
- * 429 to a load from one account). `extra`: more settings (the park client's).
+ * the admin password and, when `raisedLimits` (a load or a series of reads from one account), rate
+ * limits out of the way (a per-user limit of 1 200 a minute would answer 429). A park receiving
+ * pushes keeps the default limits: the push is what it serves. `extra`: more settings (the park
+ * client's).
  */
 export async function startEdition(
   name: string,
   edition: 'enterprise' | 'park',
   databaseUrl: string,
-  extra: NodeJS.ProcessEnv = {},
+  options: { raisedLimits: boolean; extra?: NodeJS.ProcessEnv },
 ): Promise<Proc> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = { ...process.env }
@@ -95,9 +97,8 @@ export async function startEdition(
     DATABASE_URL: databaseUrl,
     ADMIN_PASSWORD: EDITION_PASSWORD,
     COMPANY_CODE,
-    RATE_LIMIT_MAX: '1000000000',
-    RATE_LIMIT_LOGIN_MAX: '100000',
-    ...extra,
+    ...(options.raisedLimits ? { RATE_LIMIT_MAX: '1000000000', RATE_LIMIT_LOGIN_MAX: '100000' } : {}),
+    ...options.extra,
   })
   const child = spawn(process.execPath, [...execArgv(name), MAIN], {
     cwd: path.resolve(import.meta.dirname, '..', '..'),

@@ -119,7 +119,7 @@ function monitorEquipReads(rows: number, after: string | undefined, deepPage: nu
       check: count(20),
     },
     {
-      what: 'search eq monitorCode (unique)',
+      what: `search eq monitorCode (unique${park ? ' on each enterprise' : ''})`,
       path: `${path}/search`,
       body: search([{ field: 'monitorCode', op: 'eq', value: `PT-${middle}` }]),
       target: 5,
@@ -178,7 +178,7 @@ async function enterpriseReads(databases: Databases, procs: Proc[]): Promise<voi
   const parents = Math.min(10_000, Math.floor(rows / 10))
   await fillRiskEvents(url, rows, parents)
   await settle(url, ['monitor_equip', 'risk_unit', 'risk_events'])
-  const filled = await startEdition('reads-enterprise', 'enterprise', url)
+  const filled = await startEdition('reads-enterprise', 'enterprise', url, { raisedLimits: true })
   procs.push(filled)
   const token = await login(filled.url, 'admin', EDITION_PASSWORD)
   const deepPage = deepPageOf(rows)
@@ -197,7 +197,7 @@ async function enterpriseReads(databases: Databases, procs: Proc[]): Promise<voi
 
 /** monitorEquip/add on the filled table against an enterprise on an empty one, rounds alternating. */
 async function addOnFilledTable(databases: Databases, procs: Proc[], filled: Proc, filledToken: string): Promise<void> {
-  const empty = await startEdition('empty-enterprise', 'enterprise', await databases.create('reads_empty'))
+  const empty = await startEdition('empty-enterprise', 'enterprise', await databases.create('reads_empty'), { raisedLimits: true })
   procs.push(empty)
   const targets = [
     {
@@ -248,7 +248,7 @@ async function parkReads(databases: Databases, procs: Proc[]): Promise<void> {
   note(`park reads: filling ${rows.toLocaleString('en-US')} monitorEquip records of 100 enterprises`)
   await fillMonitorEquip(url, { count: rows, status: 'synced', companyCode: { enterprises: 100 } })
   await settle(url, ['monitor_equip'])
-  const park = await startEdition('reads-park', 'park', url)
+  const park = await startEdition('reads-park', 'park', url, { raisedLimits: true })
   procs.push(park)
   const token = await login(park.url, 'admin', EDITION_PASSWORD)
   const deepPage = deepPageOf(rows)

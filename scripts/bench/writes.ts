@@ -74,20 +74,19 @@ async function setUp(databases: Databases, procs: Proc[]): Promise<Load[]> {
   }
   if (wants('add')) {
     const url = await databases.create('enterprise')
-    const enterprise = await startEdition('enterprise', 'enterprise', url)
+    const enterprise = await startEdition('enterprise', 'enterprise', url, { raisedLimits: true })
     procs.push(enterprise)
     loads.push(await serviceLoad('service', enterprise, url, 'w-'))
   }
   if (wants('park')) {
     const parkDatabaseUrl = await databases.create('park')
-    const park = await startEdition('park', 'park', parkDatabaseUrl)
+    const park = await startEdition('park', 'park', parkDatabaseUrl, { raisedLimits: false })
     procs.push(park)
     await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, enterpriseAccount)
     const url = await databases.create('enterprise_pushing')
     const pushing = await startEdition('enterprise-with-park', 'enterprise', url, {
-      PARK_URL: park.url,
-      PARK_USER: enterpriseAccount.userName,
-      PARK_PASSWORD: enterpriseAccount.password,
+      raisedLimits: true,
+      extra: { PARK_URL: park.url, PARK_USER: enterpriseAccount.userName, PARK_PASSWORD: enterpriseAccount.password },
     })
     procs.push(pushing)
     const load = await serviceLoad('service+park', pushing, url, 'p-')
