@@ -2,7 +2,7 @@
 // concern is a named plugin under http/plugins/ that declares what it depends on (Fastify refuses
 // to register one before its dependencies); the operations are generic over the resource registry.
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import { Redis } from 'ioredis'
 import { PgBoss } from 'pg-boss'
 import { AuthState } from './auth/auth-state.ts'
@@ -23,12 +23,14 @@ import rateLimits from './http/plugins/rate-limits.ts'
 import requestLog from './http/plugins/request-log.ts'
 import securityHeaders from './http/plugins/security-headers.ts'
 import { sharedSerializers } from './http/shared-serializers.ts'
+import { operationIdOf } from './http/routing.ts'
 import { AttachmentOperations } from './operations/attachment-operations.ts'
 import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
 import type { ParkPush } from './park/park-push.ts'
+import { isPush } from './park/park-policy.ts'
 import { parkPush } from './park/park-wiring.ts'
 import { registerPushMetrics } from './park/push-metrics.ts'
 import { ResourceRegistry } from './resources/resource-registry.ts'
@@ -118,7 +120,15 @@ async function registerHttp(
     pool: database.pool,
     redis: rateLimitRedis(app, config),
     namespace: `safety-platform:${await deploymentId(database.prisma)}:`,
+    unlimited: config.edition === 'park' ? (request) => parkPushRequest(policies, request) : undefined,
   })
+}
+
+/** A push the park takes (park/park-policy.ts), by its operation and caller. */
+function parkPushRequest(policies: ReturnType<typeof operationPolicies>, request: FastifyRequest): boolean {
+  const role = request.caller?.role
+  const policy = policies.get(operationIdOf(request) ?? '')
+  return role !== undefined && isPush({ action: policy?.action, role, pushHeader: request.headers['x-sync-push'] })
 }
 
 /** pg-boss for the housekeeping schedule, in the schema the park push uses too. */

@@ -5,7 +5,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { MAIN } from '../dev/editions.ts'
+import { MAIN, MAIN_V8_FLAGS } from '../dev/editions.ts'
 import { freePort } from '../dev/ports.ts'
 import { fail, note } from './common.ts'
 import { settings } from './settings.ts'
@@ -100,7 +100,8 @@ export async function startEdition(
     ...(options.raisedLimits ? { RATE_LIMIT_MAX: '1000000000', RATE_LIMIT_LOGIN_MAX: '100000' } : {}),
     ...options.extra,
   })
-  const child = spawn(process.execPath, [...execArgv(name), MAIN], {
+  // As `npm start` runs it (its V8 heap settings included).
+  const child = spawn(process.execPath, [...MAIN_V8_FLAGS, ...execArgv(name), MAIN], {
     cwd: path.resolve(import.meta.dirname, '..', '..'),
     env,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

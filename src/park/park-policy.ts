@@ -29,3 +29,13 @@ export function parkRefusal(request: ParkRequest): BusinessError | undefined {
   }
   return undefined
 }
+
+/**
+ * A push the park takes (add-batch or attachment/add with X-Sync-Push: 1, by an admin or an
+ * enterprise account): not counted against the API's rate limit, since an enterprise draining a
+ * backlog makes thousands of them a minute by design.
+ */
+export function isPush(request: ParkRequest): boolean {
+  const pushable = request.action === 'addBatch' || request.action === 'attachmentAdd'
+  return pushable && request.pushHeader === '1' && (request.role === 'admin' || request.role === 'enterprise')
+}

@@ -2,7 +2,7 @@
 // role, pushes only from admin and enterprise accounts, reads left to the roles.
 import t from 'tap'
 import { Code } from '../../src/errors.ts'
-import { parkRefusal } from '../../src/park/park-policy.ts'
+import { isPush, parkRefusal } from '../../src/park/park-policy.ts'
 
 for (const role of ['admin', 'operator', 'viewer', 'enterprise']) {
   for (const action of ['add', 'update', 'delete', 'attachmentDelete']) {
@@ -24,3 +24,11 @@ for (const role of ['admin', 'enterprise'])
 for (const role of ['operator', 'viewer']) {
   t.equal(parkRefusal({ action: 'attachmentAdd', role, pushHeader: '1' })?.code, Code.forbidden, `${role} does not push attachments`)
 }
+
+// Pushes are not counted against the API's rate limit (an enterprise draining a backlog makes
+// thousands a minute); nothing else is exempt.
+t.equal(isPush({ action: 'addBatch', role: 'enterprise', pushHeader: '1' }), true)
+t.equal(isPush({ action: 'attachmentAdd', role: 'admin', pushHeader: '1' }), true)
+t.equal(isPush({ action: 'addBatch', role: 'operator', pushHeader: '1' }), false, 'not a push account')
+t.equal(isPush({ action: 'addBatch', role: 'enterprise', pushHeader: undefined }), false, 'no header')
+t.equal(isPush({ action: 'list', role: 'enterprise', pushHeader: '1' }), false, 'the header on a read')

@@ -24,6 +24,8 @@ export interface RateLimitOptions {
   redis: Redis | undefined
   /** Prefix of the keys: instances of one deployment share it, others (another database) do not. */
   namespace: string
+  /** Requests not counted at all (the park's pushes), once authenticated. */
+  unlimited?: (request: FastifyRequest) => boolean
 }
 
 type LoginCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
@@ -52,6 +54,7 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
         { redis: options.redis, skipOnError: true }
       : // The database down fails the request anyway (503/4001).
         { store: PgRateLimitStore.over(options.pool) }),
+    ...(options.unlimited && { allowList: options.unlimited }),
     keyGenerator: (request) => `${options.namespace}${request.caller ? `user:${request.caller.userId}` : `ip:${request.ip}`}`,
     errorResponseBuilder: (_request, context) =>
       new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
@@ -60,6 +63,7 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
     const limiter = app.createRateLimit({
       max: options.loginMax,
       timeWindow: options.windowMs,
+      ...(options.unlimited && { allowList: options.unlimited }),
       keyGenerator: (request) => `${options.namespace}${keyOf(request)}`,
     })
     return async (request, reply) => {
