@@ -4,7 +4,7 @@
 // not only when a key happens to be reused.
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
-import type { PgBoss } from 'pg-boss'
+import type { Background } from './background.ts'
 
 export const HOUSEKEEPING_QUEUE = 'housekeeping'
 export const HOUSEKEEPING_CRON = '*/10 * * * *'
@@ -40,23 +40,18 @@ export async function prune(pool: pg.Pool): Promise<Pruned> {
 }
 
 export class Housekeeping {
-  private readonly boss: PgBoss
+  private readonly background: Background
   private readonly pool: pg.Pool
   private readonly log: FastifyBaseLogger
 
-  constructor(options: { boss: PgBoss; pool: pg.Pool; log: FastifyBaseLogger }) {
-    this.boss = options.boss
+  constructor(options: { background: Background; pool: pg.Pool; log: FastifyBaseLogger }) {
+    this.background = options.background
     this.pool = options.pool
     this.log = options.log
   }
 
   async start(): Promise<void> {
-    await this.boss.start()
-    await this.boss.createQueue(HOUSEKEEPING_QUEUE, { policy: 'stately' }).catch((error: Error) => {
-      if (!/already exists/i.test(error.message)) throw error
-    })
-    await this.boss.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON)
-    await this.boss.work(HOUSEKEEPING_QUEUE, async () => void (await this.run()))
+    await this.background.queue(HOUSEKEEPING_QUEUE, { policy: 'stately', cron: HOUSEKEEPING_CRON }, async () => void (await this.run()))
   }
 
   /** One run now (what the schedule runs). */
@@ -66,7 +61,8 @@ export class Housekeeping {
     return pruned
   }
 
+  /** Takes no more runs (the one in progress finishes). */
   async stop(): Promise<void> {
-    await this.boss.stop({ graceful: true, timeout: 10_000 })
+    await this.background.release(HOUSEKEEPING_QUEUE)
   }
 }
