@@ -144,7 +144,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
-  const sync = new SyncStore({ pool, store })
+  const sync = new SyncStore({ pool, store, registry })
   const { background, push, wakePush, history, resources, attachments, system } = businessOperations(app, {
     config,
     pool,
