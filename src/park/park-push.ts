@@ -2,8 +2,8 @@
 // sync_status = 'pending', committed with it; the push is a loop in the process, pg-boss does the
 // job machinery around it (retries with backoff, schedules, several instances):
 // - each write wakes the loop (coalesced, never awaited by the write, no database round trip): a
-//   drain starts at once, and while one runs, later wakes make it run once more when it ends, so
-//   under load each drain takes whatever accumulated meanwhile;
+//   drain starts SYNC_PUSH_DEBOUNCE_MS later, and while one runs, later wakes make it run once
+//   more when it ends, so under load each drain takes whatever accumulated meanwhile;
 // - a drain pushes every pending record: live ones parents first (resource by resource), then
 //   attachments (after their records), then deleted ones children first. Within a resource, pages
 //   (bounded by count and by bytes) are read in order and up to SYNC_PUSH_CONCURRENCY of them are
@@ -20,6 +20,7 @@
 // harm; in one process they run one after the other. A record becomes synced only for the version
 // the park says it holds (at-least-once delivery, exactly-once effect).
 
+import { setTimeout as delay } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
@@ -42,6 +43,8 @@ export interface PushSettings {
   batchBytes: number
   /** Pages of one resource pushed at once. */
   concurrency: number
+  /** How long a woken drain waits for more writes to join it (fuller pages, fewer calls). */
+  debounceMs: number
   /** A retry job that died with its process is retried after this long (pg-boss expiry). */
   expireInSeconds: number
   /** Failed records are queued again by the sweep after resting this long, */
@@ -138,6 +141,8 @@ export class ParkPush {
   private async loop(): Promise<void> {
     try {
       while (this.again && !this.stopped && Date.now() >= this.parkDownUntil) {
+        // The writes of the next moments join this drain: under load, fuller pages and fewer calls.
+        if (this.settings.debounceMs > 0) await delay(this.settings.debounceMs)
         this.again = false
         await this.drain()
       }
