@@ -79,6 +79,11 @@ export class ParkPush {
   /** Until when the park is taken to be down (after a failed push), and the backoff that set it. */
   private parkDownUntil = 0
   private backoffMs = 0
+  /**
+   * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
+   * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
+   */
+  private retrying = false
   /** Since start: calls to the park, failed calls, records acknowledged, records refused. */
   readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0 }
 
@@ -133,14 +138,14 @@ export class ParkPush {
 
   /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
   wake(): void {
-    if (this.stopped || Date.now() < this.parkDownUntil) return
+    if (this.stopped || this.retrying) return
     this.again = true
     this.looping ??= this.loop()
   }
 
   private async loop(): Promise<void> {
     try {
-      while (this.again && !this.stopped && Date.now() >= this.parkDownUntil) {
+      while (this.again && !this.stopped && !this.retrying) {
         // The writes of the next moments join this drain: under load, fuller pages and fewer calls.
         if (this.settings.debounceMs > 0) await delay(this.settings.debounceMs)
         this.again = false
@@ -149,6 +154,7 @@ export class ParkPush {
     } catch (error) {
       // The park could not be reached (or the database failed): pg-boss retries with backoff.
       this.log.warn({ err: error }, 'park push: retried later')
+      this.retrying = true
       await this.background.boss.send(PUSH_QUEUE, {}).catch((sendError: Error) => {
         // The sweep will drain it: nothing pending is lost by a failed send.
         this.log.warn({ err: sendError }, 'could not queue the park push')
@@ -168,6 +174,7 @@ export class ParkPush {
   private async drainOnce(): Promise<void> {
     try {
       await this.drainAll()
+      this.retrying = false
       this.backoffMs = 0
       this.parkDownUntil = 0
     } catch (error) {
