@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import { Redis } from 'ioredis'
-import { PgBoss } from 'pg-boss'
 import { AuthState } from './auth/auth-state.ts'
 import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
@@ -35,6 +34,7 @@ import { parkPush } from './park/park-wiring.ts'
 import { registerPushMetrics } from './park/push-metrics.ts'
 import { ResourceRegistry } from './resources/resource-registry.ts'
 import { AttachmentStore } from './store/attachment-store.ts'
+import { Background } from './store/background.ts'
 import type { Database } from './store/database.ts'
 import { HistoryStore } from './store/history-store.ts'
 import { type InstantFormatter, instantFormatter } from './store/instant-format.ts'
@@ -131,13 +131,6 @@ function parkPushRequest(policies: ReturnType<typeof operationPolicies>, request
   return role !== undefined && isPush({ action: policy?.action, role, pushHeader: request.headers['x-sync-push'] })
 }
 
-/** pg-boss for the housekeeping schedule, in the schema the park push uses too. */
-function housekeepingQueue(config: Config, app: FastifyInstance): PgBoss {
-  const boss = new PgBoss({ connectionString: config.databaseUrl, schema: 'pgboss', max: 2, useListenNotify: false })
-  boss.on('error', (error) => app.log.warn({ err: error }, 'pg-boss (housekeeping)'))
-  return boss
-}
-
 /** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
 function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
   if (!config.redisUrl) return undefined
@@ -163,8 +156,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
 
   const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
-  const sync = new SyncStore({ pool, store })
-  const { push, wakePush, history, resources, attachments, system } = businessOperations(app, {
+  const sync = new SyncStore({ pool, store, registry })
+  const { background, push, wakePush, history, resources, attachments, system } = businessOperations(app, {
     config,
     pool,
     registry,
@@ -184,7 +177,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bodyLimit: config.bodyLimit,
     attachmentBodyLimit: attachmentBodyLimit(config),
   })
-  const retention = historyRetention(config, history, app.log)
+  const retention = historyRetention(config, history, background, app.log)
   await app.register(health, { pool, push, edition: config.edition, clock: options.clock })
   await app.register(metrics, { pool })
   registerPushMetrics(app.metrics.registry, { sync, resources: registry, push, clock: options.clock })
@@ -193,7 +186,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.ready()
   await push?.start()
   await retention?.start()
-  const housekeeping = new Housekeeping({ boss: housekeepingQueue(config, app), pool, log: app.log })
+  const housekeeping = new Housekeeping({ background, pool, log: app.log })
   await housekeeping.start()
   return {
     fastify: app,
@@ -206,12 +199,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await push?.stop()
       await retention?.stop()
       await housekeeping.stop()
+      await background.stop()
       await authState.close()
     },
   }
 }
 
-/** The stores and operations behind the handlers, and the park push (when configured). */
+/** The stores and operations behind the handlers, the process's background jobs and the park push (when configured). */
 function businessOperations(
   app: FastifyInstance,
   options: {
@@ -226,9 +220,11 @@ function businessOperations(
   },
 ) {
   const { config, pool, registry, store, sync, format, ajv, document } = options
+  // One pg-boss for the process: the push's retries and schedules, housekeeping, history retention.
+  const background = new Background({ databaseUrl: config.databaseUrl, log: app.log, superviseSeconds: config.push.superviseSeconds })
   const parkStore = new ParkStore({ pool, registry })
   const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
-  const push = parkPush(config, pool, sync, attachmentStore, parkStore, registry, app.log)
+  const push = parkPush(config, pool, sync, attachmentStore, parkStore, registry, background, app.log)
   const wakePush = () => push?.wake()
   const history = new HistoryStore({ pool, format })
   const resources = new ResourceOperations({
@@ -252,7 +248,7 @@ function businessOperations(
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  return { push, wakePush, history, resources, attachments, system }
+  return { background, push, wakePush, history, resources, attachments, system }
 }
 
 /** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */

@@ -41,8 +41,12 @@ export interface Config {
     retryLimit: number
     retryDelayMaxSeconds: number
     batchSize: number
-    /** Attachment bytes per push page (one attachment at least, however large). */
+    /** Bytes per push call or attachment page (one record or attachment at least, however large). */
     batchBytes: number
+    /** Pages of one resource pushed at once. */
+    concurrency: number
+    /** How long a woken drain waits for more writes to join it. */
+    debounceMs: number
     expireInSeconds: number
     failedRetrySeconds: number
     failedRequeueRounds: number
@@ -74,8 +78,10 @@ const schema = {
     IDEMPOTENCY_TTL_HOURS: { type: 'number', exclusiveMinimum: 0, default: 24 },
     SYNC_RETRY_LIMIT: { type: 'integer', minimum: 0, maximum: 1000, default: 10 },
     SYNC_RETRY_DELAY_MAX_SECONDS: { type: 'integer', minimum: 1, default: 30 },
-    SYNC_BATCH_SIZE: { type: 'integer', minimum: 1, maximum: 500, default: 200 },
+    SYNC_BATCH_SIZE: { type: 'integer', minimum: 1, maximum: 500, default: 500 },
     SYNC_BATCH_BYTES: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
+    SYNC_PUSH_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 16, default: 3 },
+    SYNC_PUSH_DEBOUNCE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
     HISTORY_RETENTION_DAYS: { type: 'integer', minimum: 1 },
     ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, maximum: 1024 * 1024 * 1024, default: 5 * 1024 * 1024 },
     SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
@@ -122,6 +128,8 @@ interface Environment {
   SYNC_RETRY_DELAY_MAX_SECONDS: number
   SYNC_BATCH_SIZE: number
   SYNC_BATCH_BYTES: number
+  SYNC_PUSH_CONCURRENCY: number
+  SYNC_PUSH_DEBOUNCE_MS: number
   HISTORY_RETENTION_DAYS?: number
   ATTACHMENT_MAX_BYTES: number
   SYNC_JOB_EXPIRE_SECONDS: number
@@ -201,6 +209,8 @@ function pushSettings(raw: Environment): Config['push'] {
     retryDelayMaxSeconds: raw.SYNC_RETRY_DELAY_MAX_SECONDS,
     batchSize: raw.SYNC_BATCH_SIZE,
     batchBytes: raw.SYNC_BATCH_BYTES,
+    concurrency: raw.SYNC_PUSH_CONCURRENCY,
+    debounceMs: raw.SYNC_PUSH_DEBOUNCE_MS,
     expireInSeconds: raw.SYNC_JOB_EXPIRE_SECONDS,
     failedRetrySeconds: raw.SYNC_FAILED_RETRY_SECONDS,
     failedRequeueRounds: raw.SYNC_FAILED_REQUEUE_ROUNDS,

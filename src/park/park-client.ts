@@ -77,6 +77,7 @@ export class ParkClient {
   private readonly password: string
   private readonly timeoutMs: number
   private token: string | undefined
+  private loggingIn: Promise<string> | undefined
 
   constructor(options: { url: string; userName: string; password: string; timeoutMs: number }) {
     const baseUrl = options.url.replace(/\/$/, '')
@@ -189,8 +190,14 @@ export class ParkClient {
     }
   }
 
+  /** The token, logging in when there is none: pages pushed at once share one login. */
   private async login(): Promise<string> {
     if (this.token) return this.token
+    this.loggingIn ??= this.logIn().finally(() => (this.loggingIn = undefined))
+    return this.loggingIn
+  }
+
+  private async logIn(): Promise<string> {
     const answer = await this.client
       .POST('/system/login', {
         body: { userName: this.userName, password: this.password },

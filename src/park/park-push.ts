@@ -1,24 +1,30 @@
 // The park push (SPEC rule 4, CONTRACT §7). A write's need to be pushed is its own
-// sync_status = 'pending', committed with it; pg-boss does the job machinery:
-// - `park-push` (stately: at most one queued and one running drain, across all instances) drains
-//   every pending record: live ones parents first, deleted ones children first, in batches. A
-//   failed drain is retried with exponential backoff up to a ceiling, then dead-lettered; a drain
-//   that died with its process is reclaimed by pg-boss's supervisor after its expiry (seconds);
-//   a failed drain is retried with exponential backoff up to a ceiling, then dead-lettered;
-// - each write wakes it (coalesced, after commit, never awaited by the write);
-// - `park-sweep`, scheduled every minute (and run by each instance as it starts), queues failed
-//   records again once they have rested a while and drains anything pending itself, so jobs lost
-//   with a killed process strand nothing.
-// While the park is known to be down, a drain woken by a write does not knock: only pg-boss's
-// scheduled retries (with backoff) and the sweep do, so attempts are counted at the backoff's pace.
-// Drains are idempotent (pushed and acknowledged by version): two at once do no harm.
-// A record becomes synced only for the version the park acknowledged (at-least-once delivery,
-// exactly-once effect: the park applies by id and version).
+// sync_status = 'pending', committed with it; the push is a loop in the process, pg-boss does the
+// job machinery around it (retries with backoff, schedules, several instances):
+// - each write wakes the loop (coalesced, never awaited by the write, no database round trip): a
+//   drain starts SYNC_PUSH_DEBOUNCE_MS later, and while one runs, later wakes make it run once
+//   more when it ends, so under load each drain takes whatever accumulated meanwhile;
+// - a drain pushes every pending record: live ones parents first (resource by resource), then
+//   attachments (after their records), then deleted ones children first. Within a resource, pages
+//   (bounded by count and by bytes) are read in order and up to SYNC_PUSH_CONCURRENCY of them are
+//   pushed and settled at once: no resource references itself, so no page holds a parent of
+//   another page of its resource, and a resource starts only once the previous one is settled;
+// - when the park cannot be reached, the drain stops and a `park-push` job is queued: pg-boss
+//   retries it with exponential backoff up to a ceiling, then dead-letters it; while the park is
+//   known down, writes do not knock (attempts are counted at the backoff's pace); a job whose
+//   process died is reclaimed by pg-boss's supervisor after its expiry;
+// - `park-sweep`, scheduled every minute (and run as each instance starts), queues failed records
+//   again once they have rested a while and drains anything pending, so nothing is stranded by a
+//   killed process.
+// Drains are idempotent (pushed and acknowledged by version): two at once (two instances) do no
+// harm; in one process they run one after the other. A record becomes synced only for the version
+// the park says it holds (at-least-once delivery, exactly-once effect).
 
+import { setTimeout as delay } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import type { PgBoss } from 'pg-boss'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
+import type { Background } from '../store/background.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type ParkClient, ParkUnavailable } from './park-client.ts'
 import type { Reconciler } from './reconcile.ts'
@@ -31,10 +37,15 @@ export const RECONCILE_QUEUE = 'park-reconcile'
 export interface PushSettings {
   retryLimit: number
   retryDelayMaxSeconds: number
+  /** Records per push call; attachments per page read for the push. */
   batchSize: number
-  /** Attachment bytes per page read for the push (one attachment at least). */
+  /** Bytes per push call or page read (one record or attachment at least, however large). */
   batchBytes: number
-  /** A drain that died with its process is retried after this long (pg-boss expiry). */
+  /** Pages of one resource pushed at once. */
+  concurrency: number
+  /** How long a woken drain waits for more writes to join it (fuller pages, fewer calls). */
+  debounceMs: number
+  /** A retry job that died with its process is retried after this long (pg-boss expiry). */
   expireInSeconds: number
   /** Failed records are queued again by the sweep after resting this long, */
   failedRetrySeconds: number
@@ -44,8 +55,13 @@ export interface PushSettings {
   reconcileCron: string
 }
 
+/** Thrown by a retry job that does not knock while the park is known down: pg-boss retries it after its backoff. */
+class ParkDown extends Error {
+  override name = 'ParkDown'
+}
+
 export class ParkPush {
-  private readonly boss: PgBoss
+  private readonly background: Background
   private readonly sync: SyncStore
   private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
@@ -54,17 +70,25 @@ export class ParkPush {
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
   reconciler: Reconciler | undefined
-  private waking: Promise<void> | undefined
-  private wakeAgain = false
+  /** The wake loop while it runs; `again` when a wake came during its drain. */
+  private looping: Promise<void> | undefined
+  private again = false
+  /** The drains of this process, one after the other. */
+  private exclusive: Promise<unknown> = Promise.resolve()
   private stopped = false
   /** Until when the park is taken to be down (after a failed push), and the backoff that set it. */
   private parkDownUntil = 0
   private backoffMs = 0
+  /**
+   * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
+   * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
+   */
+  private retrying = false
   /** Since start: calls to the park, failed calls, records acknowledged, records refused. */
   readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0 }
 
   constructor(options: {
-    boss: PgBoss
+    background: Background
     sync: SyncStore
     attachments: AttachmentStore
     registry: ResourceRegistry
@@ -72,7 +96,7 @@ export class ParkPush {
     settings: PushSettings
     log: FastifyBaseLogger
   }) {
-    this.boss = options.boss
+    this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
     this.registry = options.registry
@@ -82,34 +106,28 @@ export class ParkPush {
   }
 
   async start(): Promise<void> {
-    await this.boss.start()
-    await this.boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
-    await this.boss
-      .createQueue(PUSH_QUEUE, {
-        policy: 'stately',
-        retryLimit: this.settings.retryLimit,
-        retryDelay: 1,
-        retryBackoff: true,
-        retryDelayMax: this.settings.retryDelayMaxSeconds,
-        expireInSeconds: this.settings.expireInSeconds,
-        deadLetter: DEAD_QUEUE,
-        notify: true,
-      })
-      .catch(ignoreExisting)
-    await this.boss.createQueue(SWEEP_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
-    await this.boss.schedule(SWEEP_QUEUE, '* * * * *')
-    // New jobs arrive by NOTIFY at once; a retry coming due is not notified, so polling stays brisk.
-    await this.boss.work(PUSH_QUEUE, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 }, async ([job]) => {
-      // A fresh drain while the park is known down leaves the knocking to the scheduled retry.
-      if (job.retryCount === 0 && Date.now() < this.parkDownUntil) return
+    const boss = await this.background.start()
+    await boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
+    const retries = {
+      policy: 'stately' as const,
+      retryLimit: this.settings.retryLimit,
+      retryDelay: 1,
+      retryBackoff: true,
+      retryDelayMax: this.settings.retryDelayMaxSeconds,
+      expireInSeconds: this.settings.expireInSeconds,
+      deadLetter: DEAD_QUEUE,
+      // A retry coming due is not notified: polling stays brisk.
+      work: { pollingIntervalSeconds: 1 },
+    }
+    await this.background.queue(PUSH_QUEUE, retries, async ([job]) => {
+      // A fresh job while the park is known down leaves the knocking to its retries (with backoff).
+      if (job.retryCount === 0 && Date.now() < this.parkDownUntil) throw new ParkDown('the park is down: retried after a backoff')
       await this.drain()
     })
-    await this.boss.work(SWEEP_QUEUE, async () => this.sweep())
-    if (this.reconciler) {
-      const reconciler = this.reconciler
-      await this.boss.createQueue(RECONCILE_QUEUE, { policy: 'stately' }).catch(ignoreExisting)
-      await this.boss.schedule(RECONCILE_QUEUE, this.settings.reconcileCron)
-      await this.boss.work(RECONCILE_QUEUE, async () => {
+    await this.background.queue(SWEEP_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => this.sweep())
+    const reconciler = this.reconciler
+    if (reconciler) {
+      await this.background.queue(RECONCILE_QUEUE, { policy: 'stately', cron: this.settings.reconcileCron }, async () => {
         const result = await reconciler.run()
         this.log.info({ differences: result.differences, repushed: result.repushed, error: result.error }, 'park reconciliation')
       })
@@ -118,31 +136,45 @@ export class ParkPush {
     void this.sweep()
   }
 
-  /** After a write committed: make sure a drain is queued. Coalesced; never throws. */
+  /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
   wake(): void {
-    if (this.stopped) return
-    if (this.waking) {
-      this.wakeAgain = true
-      return
-    }
-    this.waking = (async () => {
-      do {
-        this.wakeAgain = false
-        try {
-          await this.boss.send(PUSH_QUEUE, {})
-        } catch (error) {
-          // The sweep will queue it: nothing pending is lost by a failed wake.
-          this.log.warn({ err: error }, 'could not queue the park push')
-        }
-      } while (this.wakeAgain && !this.stopped)
-      this.waking = undefined
-    })()
+    if (this.stopped || this.retrying) return
+    this.again = true
+    this.looping ??= this.loop()
   }
 
-  /** One drain: pushes every pending record; throws (to be retried with backoff) when the park could not be reached. */
+  private async loop(): Promise<void> {
+    try {
+      while (this.again && !this.stopped && !this.retrying) {
+        // The writes of the next moments join this drain: under load, fuller pages and fewer calls.
+        if (this.settings.debounceMs > 0) await delay(this.settings.debounceMs)
+        this.again = false
+        await this.drain()
+      }
+    } catch (error) {
+      // The park could not be reached (or the database failed): pg-boss retries with backoff.
+      this.log.warn({ err: error }, 'park push: retried later')
+      this.retrying = true
+      await this.background.boss.send(PUSH_QUEUE, {}).catch((sendError: Error) => {
+        // The sweep will drain it: nothing pending is lost by a failed send.
+        this.log.warn({ err: sendError }, 'could not queue the park push')
+      })
+    } finally {
+      this.looping = undefined
+    }
+  }
+
+  /** One drain (after the one running in this process, if any): pushes every pending record; throws when the park could not be reached. */
   async drain(): Promise<void> {
+    const run = this.exclusive.then(() => this.drainOnce())
+    this.exclusive = run.catch(() => undefined)
+    await run
+  }
+
+  private async drainOnce(): Promise<void> {
     try {
       await this.drainAll()
+      this.retrying = false
       this.backoffMs = 0
       this.parkDownUntil = 0
     } catch (error) {
@@ -156,56 +188,86 @@ export class ParkPush {
 
   /**
    * Live records parents first, then live attachments (after their records), then deleted
-   * attachments, then deleted records children first (a record's attachments go before it).
+   * attachments, then deleted records children first (a record's attachments go before it). Only
+   * the tables holding pending rows are read (one statement finds them).
    */
   private async drainAll(): Promise<void> {
     const all = this.registry.all
-    for (const resource of all) await this.drainRecords(resource, false)
-    for (const deleted of [false, true]) for (const resource of all) await this.drainAttachments(resource, deleted)
-    for (const resource of [...all].reverse()) await this.drainRecords(resource, true)
+    const pending = await this.sync.pendingTables(withAttachments(all))
+    if (pending.size === 0) return
+    for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
+    let attachmentsDone = true
+    for (const deleted of [false, true])
+      for (const resource of all)
+        if (pending.has(attachmentTarget(resource).table))
+          attachmentsDone = (await this.drainAttachments(resource, deleted)) && attachmentsDone
+    // Deleted records wait for every attachment to be pushed (a record's attachments go before it).
+    if (!attachmentsDone) return
+    for (const resource of [...all].reverse()) if (pending.has(resource.table)) await this.drainRecords(resource, true)
   }
 
+  /** Every pending record of a resource (live or deleted), in pages read in order, up to `concurrency` pushed at once. */
   private async drainRecords(resource: ResourceDef, deleted: boolean): Promise<void> {
-    let page = await this.sync.pending(resource, deleted, this.settings.batchSize)
-    while (page.items.length > 0) {
-      await this.pushPage(resource, page.items)
+    const { batchSize, batchBytes, concurrency } = this.settings
+    const inFlight = new Set<Promise<void>>()
+    let failure: { error: unknown } | undefined
+    let page = await this.sync.pending(resource, deleted, batchSize, batchBytes)
+    while (page.items.length > 0 && !failure) {
+      const pushed: Promise<void> = this.pushPage(resource, page.items)
+        .catch((error: unknown) => void (failure ??= { error }))
+        .finally(() => inFlight.delete(pushed))
+      inFlight.add(pushed)
       if (!page.cursor) break
-      page = await this.sync.pending(resource, deleted, this.settings.batchSize, page.cursor)
+      if (inFlight.size >= concurrency) await Promise.race(inFlight)
+      if (failure) break
+      page = await this.sync.pending(resource, deleted, batchSize, batchBytes, page.cursor)
     }
+    await Promise.all(inFlight)
+    if (failure) throw failure.error
   }
 
   /**
    * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
    * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push. A refusal
    * is settled on the attachment (failed with the reason, like records); only a failed call throws.
+   * When writes came meanwhile, it stops after a page (answering false) so that records written
+   * behind large files are not held up by them: the next drain goes on with the rest.
    */
-  private async drainAttachments(resource: ResourceDef, deleted: boolean): Promise<void> {
-    const target = attachmentTarget(resource)
-    const maxAttempts = this.settings.retryLimit + 1
-    let page = await this.attachments.pending(resource, deleted, this.settings.batchSize, this.settings.batchBytes)
+  private async drainAttachments(resource: ResourceDef, deleted: boolean): Promise<boolean> {
+    const { batchSize, batchBytes } = this.settings
+    let page = await this.attachments.pending(resource, deleted, batchSize, batchBytes)
     while (page.items.length > 0) {
-      for (const [index, item] of page.items.entries()) {
-        this.stats.calls++
-        let answer: { code: number; msg: string }
-        try {
-          answer = await this.client.pushAttachment(resource, item)
-        } catch (error) {
-          this.stats.failedCalls++
-          const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
-          const rest = page.items.slice(index).map((left) => ({ id: left.id, version: left.version, error: message }))
-          await this.sync.recordFailure(target, rest, maxAttempts)
-          throw error
-        }
-        const error = answer.code === 0 ? null : `park refused with ${answer.code}: ${answer.msg}`
-        const settled = await this.sync.settle(target, [
-          { id: item.id, version: item.version, held: answer.code === 0 ? item.version : null, error },
-        ])
-        this.stats.acknowledged += settled.synced
-        this.stats.refused += settled.failed
-      }
+      for (const item of page.items) await this.pushAttachment(resource, item, page.items)
       if (!page.cursor) break
-      page = await this.attachments.pending(resource, deleted, this.settings.batchSize, this.settings.batchBytes, page.cursor)
+      if (this.again) return false
+      page = await this.attachments.pending(resource, deleted, batchSize, batchBytes, page.cursor)
     }
+    return true
+  }
+
+  private async pushAttachment(
+    resource: ResourceDef,
+    item: Awaited<ReturnType<AttachmentStore['pending']>>['items'][number],
+    page: { id: string; version: number }[],
+  ): Promise<void> {
+    const target = attachmentTarget(resource)
+    this.stats.calls++
+    let answer: { code: number; msg: string }
+    try {
+      answer = await this.client.pushAttachment(resource, item)
+    } catch (error) {
+      this.stats.failedCalls++
+      const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
+      const rest = page.slice(page.indexOf(item)).map((left) => ({ id: left.id, version: left.version, error: message }))
+      await this.sync.recordFailure(target, rest, this.settings.retryLimit + 1)
+      throw error
+    }
+    const error = answer.code === 0 ? null : `park refused with ${answer.code}: ${answer.msg}`
+    const settled = await this.sync.settle(target, [
+      { id: item.id, version: item.version, held: answer.code === 0 ? item.version : null, error },
+    ])
+    this.stats.acknowledged += settled.synced
+    this.stats.refused += settled.failed
   }
 
   /** Pushes one page and settles it: throws only when the call itself failed (to be retried with backoff). */
@@ -260,25 +322,26 @@ export class ParkPush {
 
   /** The push queue's jobs by state, for metrics; undefined before start. */
   async queueDepth(): Promise<{ queued: number; active: number; failed: number } | undefined> {
-    const queue = await this.boss.getQueue(PUSH_QUEUE)
+    const queue = await this.background.boss.getQueue(PUSH_QUEUE)
     return queue ? { queued: queue.queuedCount, active: queue.activeCount, failed: queue.failedCount } : undefined
   }
 
-  /** One pass of pg-boss's supervisor now (expiry of drains whose process died); it also runs on its own. */
+  /** One pass of pg-boss's supervisor now (expiry of jobs whose process died); it also runs on its own. */
   async supervise(): Promise<void> {
-    await this.boss.supervise()
+    await this.background.boss.supervise()
   }
 
   /** Ready when pg-boss is installed and its push queue exists. */
   async ready(): Promise<boolean> {
-    return (await this.boss.getQueue(PUSH_QUEUE).catch(() => null)) !== null
+    return this.background.hasQueue(PUSH_QUEUE)
   }
 
+  /** Lets the drain in progress finish (graceful), and takes no more retry jobs. */
   async stop(): Promise<void> {
     this.stopped = true
-    await this.waking
-    // Lets the drain in progress finish (graceful), then closes pg-boss's pool.
-    await this.boss.stop({ graceful: true, timeout: 20_000 })
+    await this.looping
+    await this.exclusive
+    for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
   }
 }
 

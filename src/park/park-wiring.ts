@@ -1,12 +1,12 @@
-// The park push of the enterprise edition, wired: pg-boss on the service's database (schema
-// `pgboss`), the park's client with the configured account, and the push over them. None on the
-// park edition, nor without PARK_URL.
+// The park push of the enterprise edition, wired: the process's background jobs (one pg-boss,
+// store/background.ts), the park's client with the configured account, and the push over them.
+// None on the park edition, nor without PARK_URL.
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
-import { PgBoss } from 'pg-boss'
 import type { Config } from '../config.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { AttachmentStore } from '../store/attachment-store.ts'
+import type { Background } from '../store/background.ts'
 import type { ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from './park-client.ts'
@@ -21,25 +21,18 @@ export function parkPush(
   attachments: AttachmentStore,
   digests: ParkStore,
   registry: ResourceRegistry,
+  background: Background,
   log: FastifyBaseLogger,
 ): ParkPush | undefined {
   if (config.edition !== 'enterprise' || !config.parkUrl || !config.parkUser || !config.parkPassword) return undefined
-  const boss = new PgBoss({
-    connectionString: config.databaseUrl,
-    schema: 'pgboss',
-    max: 4,
-    useListenNotify: true,
-    superviseIntervalSeconds: config.push.superviseSeconds,
-  })
-  boss.on('error', (error) => log.warn({ err: error }, 'pg-boss'))
   const client = new ParkClient({
     url: config.parkUrl,
     userName: config.parkUser,
     password: config.parkPassword,
     timeoutMs: config.push.parkTimeoutMs,
   })
-  const push = new ParkPush({ boss, sync, attachments, registry, client, settings: config.push, log })
-  // Reconciliation runs on a schedule of the push's pg-boss, and on demand (/system/sync/reconcile).
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log })
+  // Reconciliation runs on a pg-boss schedule, and on demand (/system/sync/reconcile).
   const holdings = new ParkDigests({
     url: config.parkUrl,
     userName: config.parkUser,

@@ -203,8 +203,11 @@ export class AttachmentStore {
     }
     // Tombstones carry no bytes: the park only needs to know they are deleted.
     const { rows } = await this.pool.query<PendingRow>(
-      `WITH candidates AS (SELECT "companyCode", id, "updateTime", CASE WHEN $1 THEN 0 ELSE size END AS weight FROM ${table} ` +
-        `WHERE sync_status = 'pending' AND (live IS NULL) = $1${keyset} ORDER BY "updateTime", id LIMIT $2), ` +
+      `WITH candidates AS (SELECT "companyCode", id, "updateTime", CASE WHEN $1 THEN 0 ELSE size END AS weight FROM ${table} AS c ` +
+        `WHERE sync_status = 'pending' AND (live IS NULL) = $1${keyset} ` +
+        // A live attachment waits while its record is on its way: it reaches the park after it.
+        `AND ($1 OR NOT EXISTS (SELECT 1 FROM "${resource.table}" AS r WHERE r.id = c."recordId" AND r.sync_status = 'pending')) ` +
+        `ORDER BY "updateTime", id LIMIT $2), ` +
         `page AS (SELECT *, sum(weight) OVER (ORDER BY "updateTime", id) AS running, row_number() OVER (ORDER BY "updateTime", id) AS n FROM candidates) ` +
         `SELECT a.id, a."companyCode", a."recordId", a."fileName", a."contentType", a.sha256, a."createTime", a."updateTime", ` +
         `a."createBy", a."updateBy", a.version, CASE WHEN $1 THEN ''::bytea ELSE a.content END AS content, page.weight, ` +

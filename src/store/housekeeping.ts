@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
-import type { PgBoss } from 'pg-boss'
+import type { Background } from './background.ts'
 
 export const HOUSEKEEPING_QUEUE = 'housekeeping'
 export const HOUSEKEEPING_CRON = '*/10 * * * *'
@@ -42,24 +42,19 @@ export async function prune(pool: pg.Pool): Promise<Pruned> {
 
 /** Emits `ran` (with what was pruned) after each run, scheduled or not. */
 export class Housekeeping extends EventEmitter<{ ran: [Pruned] }> {
-  private readonly boss: PgBoss
+  private readonly background: Background
   private readonly pool: pg.Pool
   private readonly log: FastifyBaseLogger
 
-  constructor(options: { boss: PgBoss; pool: pg.Pool; log: FastifyBaseLogger }) {
+  constructor(options: { background: Background; pool: pg.Pool; log: FastifyBaseLogger }) {
     super()
-    this.boss = options.boss
+    this.background = options.background
     this.pool = options.pool
     this.log = options.log
   }
 
   async start(): Promise<void> {
-    await this.boss.start()
-    await this.boss.createQueue(HOUSEKEEPING_QUEUE, { policy: 'stately' }).catch((error: Error) => {
-      if (!/already exists/i.test(error.message)) throw error
-    })
-    await this.boss.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON)
-    await this.boss.work(HOUSEKEEPING_QUEUE, async () => void (await this.run()))
+    await this.background.queue(HOUSEKEEPING_QUEUE, { policy: 'stately', cron: HOUSEKEEPING_CRON }, async () => void (await this.run()))
   }
 
   /** One run now (what the schedule runs). */
@@ -70,7 +65,8 @@ export class Housekeeping extends EventEmitter<{ ran: [Pruned] }> {
     return pruned
   }
 
+  /** Takes no more runs (the one in progress finishes). */
   async stop(): Promise<void> {
-    await this.boss.stop({ graceful: true, timeout: 10_000 })
+    await this.background.release(HOUSEKEEPING_QUEUE)
   }
 }

@@ -209,20 +209,21 @@ function applyPageSql(resource: ResourceDef): string {
     `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +
     `to_jsonb(held) AS __new, ${addedFields(resource, 'held')} AS __fields), ` +
     // The history of each applied item (CONTRACT §11), in the same statement: the held row as the
-    // statement's snapshot saw it (`prior`) against the applied one, keyed by (companyCode, id).
-    `prior AS (SELECT t."companyCode" AS __company, t.id AS __id, to_jsonb(t) AS __old FROM ${table} AS t ` +
-    `JOIN input ON t."companyCode" = input."companyCode" AND t.id = input.id WHERE t.live), ` +
+    // statement's snapshot saw it (`__old`, looked up by key: every part of one statement reads the
+    // same snapshot) against the applied one.
     `${historyInsert(
       resource,
       'history',
-      `(SELECT applied.*, prior.__old FROM applied LEFT JOIN prior ON prior.__company = applied."companyCode" AND prior.__id = applied.id) AS pushed_rows`,
+      `(SELECT applied.*, prior.__old FROM applied LEFT JOIN LATERAL (SELECT to_jsonb(t) AS __old FROM ${table} AS t ` +
+        `WHERE t."companyCode" = applied."companyCode" AND t.id = applied.id AND t.live LIMIT 1) AS prior ON true) AS pushed_rows`,
       `CASE WHEN live IS NULL THEN 'delete' WHEN __old IS NULL THEN 'add' ELSE 'update' END`,
       `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN __old IS NULL THEN __fields ELSE history_changes(__old, __new, ${historyFields(resource)}) END`,
       true,
     )} ` +
-    `SELECT input."companyCode", input.id, coalesce(applied.version, current.version) AS version FROM input ` +
-    `LEFT JOIN applied ON applied."companyCode" = input."companyCode" AND applied.id = input.id ` +
-    `LEFT JOIN ${table} AS current ON current."companyCode" = input."companyCode" AND current.id = input.id`
+    // Per item, the applied version, else the one held (looked up by key: never a scan of the table).
+    `SELECT input."companyCode", input.id, coalesce(applied.version, ` +
+    `(SELECT current.version FROM ${table} AS current WHERE current."companyCode" = input."companyCode" AND current.id = input.id)) AS version ` +
+    `FROM input LEFT JOIN applied ON applied."companyCode" = input."companyCode" AND applied.id = input.id`
   )
 }
 

@@ -2,7 +2,7 @@
 // counts operators see. A record's `sync_status` goes pending → synced only for the version the
 // park acknowledged; a newer write meanwhile keeps it pending. Tombstones are pushed like records.
 import type pg from 'pg'
-import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { quote } from './resource-sql.ts'
 import type { ApiRecord, ResourceStore } from './resource-store.ts'
 
@@ -35,14 +35,29 @@ export interface PendingPage {
 export class SyncStore {
   private readonly pool: pg.Pool
   private readonly store: ResourceStore
+  private readonly registry: ResourceRegistry
 
-  constructor(options: { pool: pg.Pool; store: ResourceStore }) {
+  constructor(options: { pool: pg.Pool; store: ResourceStore; registry: ResourceRegistry }) {
     this.pool = options.pool
     this.store = options.store
+    this.registry = options.registry
   }
 
-  /** Up to `limit` pending records (live or deleted ones), oldest write first. */
-  async pending(resource: ResourceDef, deleted: boolean, limit: number, after?: PendingPage['cursor']): Promise<PendingPage> {
+  /**
+   * Up to `limit` pending records (live or deleted ones), oldest write first, and no more than
+   * `maxBytes` of them (their text as the database writes it, which their JSON is close to; one
+   * record at least): a page of large records stays well under the park's body limit. Read by the
+   * index of pending records in this order (migration 095): a page costs its own rows. A live
+   * record whose parent is itself pending waits for a later page (after its parent is settled), so
+   * a child reaches the park after its parent even when both were written during a drain.
+   */
+  async pending(
+    resource: ResourceDef,
+    deleted: boolean,
+    limit: number,
+    maxBytes: number,
+    after?: PendingPage['cursor'],
+  ): Promise<PendingPage> {
     const columns = [
       ...resource.fields.map((field) => field.name),
       'companyCode',
@@ -60,16 +75,48 @@ export class SyncStore {
       keyset = ` AND ("updateTime", id) > ($3, $4)`
     }
     const { rows } = await this.pool.query(
-      `SELECT ${columns.map(quote).join(', ')}, version, "updateTime" AS "__updateTime" FROM ${quote(resource.table)} ` +
-        `WHERE sync_status = 'pending' AND (live IS NULL) = $1${keyset} ORDER BY "updateTime", id LIMIT $2`,
+      `SELECT ${columns.map((column) => `t.${quote(column)}`).join(', ')}, t.version, t."updateTime" AS "__updateTime", ` +
+        `octet_length(t::text) AS "__bytes" FROM ${quote(resource.table)} AS t ` +
+        `WHERE sync_status = 'pending' AND (live IS NULL) = $1${keyset}${deleted ? '' : this.parentsSettled(resource)} ` +
+        `ORDER BY "updateTime", id LIMIT $2`,
       values,
     )
-    const items = rows.map(({ version, __updateTime, ...row }) => {
+    let bytes = 0
+    const kept = rows.findIndex((row, index) => (bytes += row.__bytes) > maxBytes && index > 0)
+    const page = kept === -1 ? rows : rows.slice(0, kept)
+    const items = page.map(({ version, __updateTime, __bytes, ...row }) => {
       const { sync_status, sync_time, sync_error, ...record } = this.store.toApi(resource, row)
       return { ...record, version, deleted } as PushItem
     })
-    const last = rows.at(-1)
-    return { items, cursor: rows.length === limit ? { updateTime: last.__updateTime, id: last.id } : undefined }
+    const last = page.at(-1)
+    // More may follow when the page was cut by count or by bytes.
+    const more = last !== undefined && (rows.length === limit || page.length < rows.length)
+    return { items, cursor: more ? { updateTime: last.__updateTime, id: last.id } : undefined }
+  }
+
+  /** The condition that no parent of the record `t` is pending (by each parent's key). */
+  private parentsSettled(resource: ResourceDef): string {
+    return resource.references
+      .map(
+        ({ field, parent }) =>
+          ` AND NOT EXISTS (SELECT 1 FROM ${quote(this.registry.get(parent).table)} AS p WHERE p.id = t.${quote(field)} AND p.sync_status = 'pending')`,
+      )
+      .join('')
+  }
+
+  /** Which of these tables hold pending rows (one statement; each answered by its index of pending rows). */
+  async pendingTables(targets: { table: string }[]): Promise<Set<string>> {
+    const sql = targets
+      .map(
+        (target, i) =>
+          `SELECT $${i + 1}::text AS "table" WHERE EXISTS (SELECT 1 FROM ${quote(target.table)} WHERE sync_status = 'pending')`,
+      )
+      .join(' UNION ALL ')
+    const { rows } = await this.pool.query(
+      sql,
+      targets.map((target) => target.table),
+    )
+    return new Set(rows.map((row) => row.table as string))
   }
 
   /**
