@@ -242,7 +242,7 @@ function businessOperations(
     sync,
     registry,
     format,
-    wakePush,
+    retryPush: () => push?.retryNow(),
     edition: config.edition,
     park: parkStore,
     reconciler: push?.reconciler,

@@ -31,7 +31,8 @@ export class SystemOperations {
   private readonly registry: ResourceRegistry
   private readonly format: InstantFormatter
   /** Wakes the park push (enterprise edition) after failed records were queued again. */
-  private readonly wakePush: () => void
+  /** Drains now what an operator queued again (park/park-push.ts retryNow). */
+  private readonly retryPush: () => void
 
   private readonly edition: Edition
   /** Digests and the park overview (park edition); digests of the enterprise's own records too. */
@@ -45,7 +46,7 @@ export class SystemOperations {
     sync: SyncStore
     registry: ResourceRegistry
     format: InstantFormatter
-    wakePush: () => void
+    retryPush: () => void
     edition: Edition
     park: ParkStore
     reconciler: ReconcileRunner | undefined
@@ -59,7 +60,7 @@ export class SystemOperations {
     this.sync = options.sync
     this.registry = options.registry
     this.format = options.format
-    this.wakePush = options.wakePush
+    this.retryPush = options.retryPush
   }
 
   async login(body: { userName: string; password: string }): Promise<Envelope> {
@@ -178,7 +179,7 @@ export class SystemOperations {
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
     const resources = withAttachments(body?.resource ? [this.registry.get(body.resource)] : this.registry.all)
     const requeued = await this.sync.requeueFailed(resources, body?.ids)
-    if (requeued > 0) this.wakePush()
+    if (requeued > 0) this.retryPush()
     return success({ requeued })
   }
 }

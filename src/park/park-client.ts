@@ -12,6 +12,20 @@ type BatchResult = components['schemas']['BatchResult']
 type DigestRequest = components['schemas']['DigestRequest']
 type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
 type ResourceKey = components['schemas']['ResourceKey']
+/** What reconciliation compares: a resource's records, or its attachments. */
+export interface DigestTarget {
+  resource: ResourceDef
+  attachments: boolean
+}
+
+/** The park's side of a reconciliation. */
+export interface ParkHoldings {
+  /** The park's digests of this enterprise's records (or attachments) in these buckets. */
+  digests(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<Bucket[]>
+  /** The (id, version, deleted) the park holds of them in these buckets. */
+  held(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<HeldVersion[]>
+}
+
 /** An error answer: no data. */
 type ErrorEnvelope = { code: number; msg: string; data?: undefined }
 
@@ -70,7 +84,7 @@ export class ParkUnavailable extends Error {
   override name = 'ParkUnavailable'
 }
 
-export class ParkClient {
+export class ParkClient implements ParkHoldings {
   private readonly client: ReturnType<typeof createClient<paths>>
   private readonly pushClient: ReturnType<typeof createClient<PushPaths>>
   private readonly userName: string
@@ -104,18 +118,22 @@ export class ParkClient {
     return body.data
   }
 
-  /** The park's digests of this enterprise's records in these buckets (reconciliation). */
-  async digests(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
-    const data = await this.digest({ resource: resourceKey(resource), companyCode, prefixes, records: false })
+  /** The park's digests of this enterprise's records (or attachments) in these buckets (reconciliation). */
+  async digests(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
+    const data = await this.digest({ ...this.digestOf(target), companyCode, prefixes, records: false })
     if (!('buckets' in data)) throw new ParkUnavailable('park answered records where digests were asked for')
     return data.buckets
   }
 
-  /** The (id, version, deleted) the park holds of this enterprise's records in these buckets. */
-  async held(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<HeldVersion[]> {
-    const data = await this.digest({ resource: resourceKey(resource), companyCode, prefixes, records: true })
+  /** The (id, version, deleted) the park holds of them in these buckets. */
+  async held(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<HeldVersion[]> {
+    const data = await this.digest({ ...this.digestOf(target), companyCode, prefixes, records: true })
     if (!('records' in data)) throw new ParkUnavailable('park answered digests where records were asked for')
     return data.records
+  }
+
+  private digestOf(target: DigestTarget): { resource: ResourceKey; attachments: boolean } {
+    return { resource: resourceKey(target.resource), attachments: target.attachments }
   }
 
   private async digest(request: DigestRequest): Promise<DigestData> {

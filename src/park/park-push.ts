@@ -136,6 +136,16 @@ export class ParkPush {
     void this.sweep()
   }
 
+  /**
+   * An operator asked (sync/retry, a reconciliation found differences): a drain now, even while
+   * the park was known down (the backoff is for writes knocking, not for people asking).
+   */
+  retryNow(): void {
+    this.retrying = false
+    this.parkDownUntil = 0
+    this.wake()
+  }
+
   /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
   wake(): void {
     if (this.stopped || this.retrying) return

@@ -10,7 +10,6 @@ import type { Background } from '../store/background.ts'
 import type { ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import { ParkClient } from './park-client.ts'
-import { ParkDigests } from './park-digests.ts'
 import { ParkPush } from './park-push.ts'
 import { Reconciler } from './reconcile.ts'
 
@@ -33,21 +32,14 @@ export function parkPush(
   })
   const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log })
   // Reconciliation runs on a pg-boss schedule, and on demand (/system/sync/reconcile).
-  const holdings = new ParkDigests({
-    url: config.parkUrl,
-    userName: config.parkUser,
-    password: config.parkPassword,
-    timeoutMs: config.push.parkTimeoutMs,
-    resourceKeys: registry.all.map((resource) => resource.key),
-  })
   push.reconciler = new Reconciler({
     pool,
     registry,
     digests,
     sync,
-    client: holdings,
+    client,
     companyCode: config.companyCode,
-    wake: () => push.wake(),
+    wake: () => push.retryNow(),
   })
   return push
 }

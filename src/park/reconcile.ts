@@ -14,7 +14,7 @@ import type { ResourceDef, ResourceRegistry } from '../resources/resource-regist
 import { attachmentTarget } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion, ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
-import type { DigestTarget, ParkHoldings } from './park-digests.ts'
+import type { DigestTarget, ParkHoldings } from './park-client.ts'
 
 /** A bucket holding at most this many records (on either side) is listed instead of split. */
 const LEAF_RECORDS = 1000

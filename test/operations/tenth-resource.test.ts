@@ -4,7 +4,7 @@
 // contract bundled; then the copy's own service is started (its buildApp, over its files) and
 // serves every operation of the new resource. No other file of the service is touched: handlers,
 // store, SQL, constraint names, push and fixtures follow from those.
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -297,6 +297,8 @@ const inCopy = (file: string) => pathToFileURL(join(copy, file)).href
 const bundler = (await import(inCopy('scripts/openapi-bundle.ts'))) as typeof import('../../scripts/openapi-bundle.ts')
 const bundled = await bundler.renderBundledOpenApi()
 await writeFile(join(copy, 'openapi/openapi.yaml'), bundled)
+await mkdir(join(copy, 'generated'))
+await writeFile(join(copy, 'generated/openapi.json'), bundler.renderOpenApiJson(bundled))
 const document = parse(bundled) as OpenApiDocument
 
 // The copy's service, built by its own composition root over its own files.
