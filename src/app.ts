@@ -226,7 +226,7 @@ function businessOperations(
   const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
   const push = parkPush(config, pool, sync, attachmentStore, parkStore, registry, background, app.log)
   const wakePush = () => push?.wake()
-  const history = new HistoryStore({ pool, format })
+  const history = new HistoryStore({ pool, format, retentionDays: config.historyRetentionDays })
   const resources = new ResourceOperations({
     store,
     history,

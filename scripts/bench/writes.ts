@@ -206,7 +206,14 @@ function report(loads: Load[]): void {
     })
   }
   const history = byName.get('baseline+history')
-  if (history) rateRow(history, baseline, 'history', 'baseline statement + history entry (resource-sql.ts insert)', 0.9)
+  if (history)
+    rateRow(
+      history,
+      baseline,
+      'history',
+      "the service's add statement (resource-sql.ts insert; its history entry is the record's first version)",
+      0.9,
+    )
   const pushing = byName.get('service+park')
   if (pushing) {
     rateRow(pushing, baseline, 'park', 'service with its park on the same machine: monitorEquip/add', 0.55)

@@ -1,6 +1,11 @@
 // Record history (CONTRACT §11): the read of a record's entries (newest first, values in the wire
-// form: instants in the configured zone) and the pruning by age. The entries themselves are written
-// by each write's own statement (history-sql.ts).
+// form: instants in the configured zone) and the pruning by age. The entries of updates, deletes
+// and the park's applied pushes are written by each write's own statement (history-sql.ts). An
+// enterprise's add writes no entry row: its entry is the record's first version, which the record
+// row itself holds (version 1, createTime, createBy) with its values walked back through the old
+// values of the later entries. It is read so only while the record's entries run unbroken from
+// version 2 (a record written before history was kept has none) and, with HISTORY_RETENTION_DAYS,
+// while its createTime is within the retention (pruning goes oldest first, the add before all).
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
@@ -38,33 +43,93 @@ export interface HistoryQuery {
   pageSize: number
 }
 
+/** The record row an add's entry is read from. */
+interface FirstVersion {
+  version: number
+  createTime: Date
+  createBy: string
+  row: Record<string, unknown>
+  withinRetention: boolean
+}
+
 export class HistoryStore {
   private readonly pool: pg.Pool
   private readonly format: InstantFormatter
+  private readonly retentionDays: number | undefined
 
-  constructor(options: { pool: pg.Pool; format: InstantFormatter }) {
+  constructor(options: { pool: pg.Pool; format: InstantFormatter; retentionDays?: number }) {
     this.pool = options.pool
     this.format = options.format
+    this.retentionDays = options.retentionDays
   }
 
   /** A page of one record's entries, newest first. 1004 when the id never existed. */
   async page(resource: ResourceDef, query: HistoryQuery): Promise<HistoryPage> {
     const companyCode = query.companyCode ?? (await this.onlyCompany(resource, query.id))
     const key = [resource.key, query.id, companyCode]
-    const [{ rows }, counted] = await Promise.all([
-      this.pool.query<HistoryRow>(
+    const offset = (query.pageNum - 1) * query.pageSize
+    // One snapshot: the entries and the record they lead to agree.
+    const client = await this.pool.connect()
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      const { rows } = await client.query<HistoryRow>(
         `SELECT version::int AS version, action, time, "userName", changes FROM record_history ` +
           `WHERE resource = $1 AND id = $2 AND "companyCode" = $3 ORDER BY version DESC LIMIT $4 OFFSET $5`,
-        [...key, query.pageSize, (query.pageNum - 1) * query.pageSize],
-      ),
-      this.pool.query<{ total: number }>(
-        'SELECT count(*)::int AS total FROM record_history WHERE resource = $1 AND id = $2 AND "companyCode" = $3',
-        key,
-      ),
-    ])
-    const total: number = counted.rows[0].total
-    if (total === 0 && !(await this.recordExists(resource, query.id, companyCode))) throw notFound(query.id)
-    return { list: rows.map((row) => this.toApi(resource, row)), total, pageNum: query.pageNum, pageSize: query.pageSize }
+        [...key, query.pageSize, offset],
+      )
+      const [stored] = (
+        await client.query<{ total: number; first: number | null; added: boolean | null }>(
+          'SELECT count(*)::int AS total, min(version)::int AS first, bool_or(action = $4) AS added FROM record_history ' +
+            'WHERE resource = $1 AND id = $2 AND "companyCode" = $3',
+          [...key, 'add'],
+        )
+      ).rows
+      const record = companyCode === undefined ? undefined : await this.firstVersion(client, resource, query.id, companyCode)
+      if (stored.total === 0 && !record) throw notFound(query.id)
+      const implicitAdd =
+        record !== undefined && !stored.added && record.withinRetention && (stored.total === 0 ? record.version === 1 : stored.first === 2)
+      const list = rows.map((row) => this.toApi(resource, row))
+      // The add is the oldest entry: on the page that reaches past the stored ones.
+      if (implicitAdd && offset <= stored.total && stored.total < offset + query.pageSize) {
+        list.push(this.toApi(resource, await this.addOf(client, resource, key, record)))
+      }
+      return { list, total: stored.total + (implicitAdd ? 1 : 0), pageNum: query.pageNum, pageSize: query.pageSize }
+    } finally {
+      // Read only: ending it either way is the same.
+      await client.query('ROLLBACK').catch(() => undefined)
+      client.release()
+    }
+  }
+
+  /** The record (live or tombstone) as its add's entry needs it; undefined when there is none. */
+  private async firstVersion(
+    client: pg.PoolClient,
+    resource: ResourceDef,
+    id: string,
+    companyCode: string,
+  ): Promise<FirstVersion | undefined> {
+    const { rows } = await client.query<FirstVersion>(
+      `SELECT version::int AS version, "createTime", "createBy", to_jsonb(t) AS row, ` +
+        `($3::int IS NULL OR "createTime" >= now() - make_interval(days => $3::int)) AS "withinRetention" ` +
+        `FROM "${resource.table}" AS t WHERE id = $1 AND "companyCode" = $2`,
+      [id, companyCode, this.retentionDays ?? null],
+    )
+    return rows[0]
+  }
+
+  /** The add's entry: each field's value before its first change (the old value of that change), else as it is now. */
+  private async addOf(client: pg.PoolClient, resource: ResourceDef, key: unknown[], record: FirstVersion): Promise<HistoryRow> {
+    const { rows } = await client.query<{ changes: Record<string, [unknown, unknown]> }>(
+      `SELECT changes FROM record_history WHERE resource = $1 AND id = $2 AND "companyCode" = $3 AND action = 'update' ORDER BY version`,
+      key,
+    )
+    const values: Record<string, unknown> = {}
+    for (const field of resource.fields) {
+      const first = rows.find(({ changes }) => field.name in changes)
+      const value = first ? first.changes[field.name][0] : record.row[field.name]
+      if (value !== null && value !== undefined) values[field.name] = value
+    }
+    return { version: 1, action: 'add', time: record.createTime, userName: record.createBy, changes: values }
   }
 
   /** Deletes entries older than `days`; answers how many. */
@@ -84,13 +149,6 @@ export class HistoryStore {
       throw new BusinessError(Code.badParameter, `companyCode: required, several enterprises hold ${resource.key} ${id}`)
     }
     return rows[0]?.companyCode
-  }
-
-  /** A record (live or tombstone) written before history was kept has no entries yet: an empty page, not 1004. */
-  private async recordExists(resource: ResourceDef, id: string, companyCode: string | undefined): Promise<boolean> {
-    if (companyCode === undefined) return false
-    const { rowCount } = await this.pool.query(`SELECT 1 FROM "${resource.table}" WHERE id = $1 AND "companyCode" = $2`, [id, companyCode])
-    return (rowCount ?? 0) > 0
   }
 
   /** Changes in the resource's field order, instants in the wire form. */

@@ -5,7 +5,7 @@
 // 'pending') commit together in one round trip.
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
-import { addedFields, historyFields, historyInsert } from './history-sql.ts'
+import { historyFields, historyInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -58,13 +58,12 @@ export class ResourceTable {
     const n = names.length
     const params = names.map((_, i) => `$${i + 1}`)
     // $n+1: companyCode, $n+2: user name
-    // The record and its history entry (the fields set) in one statement.
+    // The record alone: its add's history entry is the record's first version itself (createTime,
+    // createBy, its values walked back through the later entries), read as such by
+    // history-store.ts, so an add writes one row, not two.
     this.insertSql =
-      `WITH added AS (INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING ` +
-      `RETURNING id, "companyCode", version, "updateTime", "updateBy", ${addedFields(resource, table)} AS __fields), ` +
-      `${historyInsert(resource, 'history', 'added', `'add'`, '__fields')} ` +
-      `SELECT id FROM added`
+      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} COLLATE "C" = $${i + 2}) AS ${quote('unique:' + field)}`,

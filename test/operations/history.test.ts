@@ -88,6 +88,40 @@ t.test('delete: an entry with no changes; the deleted record keeps its history; 
   t.same(answer.data.list[0], { ...answer.data.list[0], version: 3, action: 'delete', changes: {} })
 })
 
+t.test('the add keeps the values it was written with, whatever came after (the record holds its first version)', async (t) => {
+  const equip = record('monitorEquip', 'ME-H9', { checkTime: '2026-11-21T05:02:35Z', deptName: 'first dept' })
+  t.equal((await service.call('/hazard/monitorEquip/add', equip, { token: operator })).body.code, 0)
+  const added = (await history('/hazard/monitorEquip', 'ME-H9')).data.list[0]
+  const { rows } = await service.database.pool.query(`SELECT count(*)::int AS n FROM record_history WHERE id = 'ME-H9'`)
+  t.equal(rows[0].n, 0, 'an add writes its record alone')
+  for (const change of [
+    { deptName: 'second dept' },
+    { checkTime: '2026-11-22T00:00:00Z', deptName: 'third dept' },
+    { monitorName: 'renamed' },
+  ]) {
+    t.equal((await service.call('/hazard/monitorEquip/update', { id: 'ME-H9', ...change }, { token })).body.code, 0)
+  }
+  t.equal((await service.call('/hazard/monitorEquip/delete', { id: 'ME-H9' }, { token })).body.code, 0)
+  const answer = (await history('/hazard/monitorEquip', 'ME-H9')).data
+  t.same(
+    answer.list.map((entry: { version: number; action: string }) => [entry.version, entry.action]),
+    [
+      [5, 'delete'],
+      [4, 'update'],
+      [3, 'update'],
+      [2, 'update'],
+      [1, 'add'],
+    ],
+  )
+  t.same(answer.list[4], added, 'the add entry read after three updates and a delete is the one read right after the add')
+  t.match(answer.list[4], {
+    userName: 'op-history',
+    changes: { deptName: [null, 'first dept'], checkTime: [null, '2026-11-21T13:02:35+08:00'] },
+  })
+  const lastPage = (await history('/hazard/monitorEquip', 'ME-H9', { pageNum: 3, pageSize: 2 })).data
+  t.same([lastPage.total, lastPage.list], [5, [added]], 'on the last page of its own')
+})
+
 t.test('paging: newest first, pageNum and pageSize', async (t) => {
   t.equal((await service.call('/prevent/riskUnit/add', record('riskUnit', 'RU-HPG'), { token })).body.code, 0)
   for (let i = 1; i <= 4; i++) {
