@@ -43,6 +43,7 @@ export class ResourceTable {
   readonly readable: Map<string, FieldDef>
   private readonly selectList: string
   private readonly insertSql: string
+  private readonly insertOrNothingSql: string
   private readonly conflictSql: string
   private readonly getSql: string
   private readonly deleteSql: string
@@ -60,10 +61,14 @@ export class ResourceTable {
     // $n+1: companyCode, $n+2: user name
     // The record alone: its add's history entry is the record's first version itself (createTime,
     // createBy, its values walked back through the later entries), read as such by
-    // history-store.ts, so an add writes one row, not two.
-    this.insertSql =
+    // history-store.ts, so an add writes one row, not two. Outside a transaction the plain insert
+    // (a conflict is an error, told by the conflict check); inside one, where an error would end
+    // the transaction, ON CONFLICT DO NOTHING (which probes every unique index first).
+    const insert =
       `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2}) ON CONFLICT DO NOTHING RETURNING id`
+      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2})`
+    this.insertSql = insert
+    this.insertOrNothingSql = `${insert} ON CONFLICT DO NOTHING`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} COLLATE "C" = $${i + 2}) AS ${quote('unique:' + field)}`,
@@ -81,12 +86,13 @@ export class ResourceTable {
 
   /** The statements whose text never changes (prepared once per connection by the store). */
   fixedStatements(): string[] {
-    return [this.insertSql, this.conflictSql, this.getSql, this.findSql, this.deleteSql]
+    return [this.insertSql, this.insertOrNothingSql, this.conflictSql, this.getSql, this.findSql, this.deleteSql]
   }
 
-  insert(record: ApiRecord, companyCode: string, userName: string): [string, unknown[]] {
+  /** The insert of a new record; `orNothing` (in a transaction): a conflict inserts nothing instead of failing. */
+  insert(record: ApiRecord, companyCode: string, userName: string, orNothing = false): [string, unknown[]] {
     return [
-      this.insertSql,
+      orNothing ? this.insertOrNothingSql : this.insertSql,
       [...this.resource.fields.map((field) => this.bind(field.name, record[field.name] ?? null)), companyCode, userName],
     ]
   }

@@ -63,8 +63,7 @@ export class ResourceStore {
     const table = this.table(resource)
     // A conflicting row can vanish (deleted) between the insert and the look-up: try again then.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await this.run(resource, record, table.insert(record, this.companyCode, context.userName), context.db)
-      if (inserted.rowCount === 1) return
+      if (await this.inserted(resource, record, context)) return
       const [conflicts] = (await this.run(resource, record, table.conflict(record), context.db)).rows
       for (const field of resource.uniqueFields) {
         if (conflicts[`unique:${field}`]) throw new BusinessError(Code.duplicateUnique, `${field} already exists: ${record[field]}`)
@@ -72,6 +71,21 @@ export class ResourceStore {
       if (conflicts.id) throw new BusinessError(Code.idExists, `id already exists: ${record.id}`)
     }
     throw new Error(`insert of ${resource.key} ${record.id} kept conflicting with a vanishing row`)
+  }
+
+  /** Whether the record was inserted (false: a unique index or the id refused it; the conflict check tells which, in the spec's order). */
+  private async inserted(resource: ResourceDef, record: ApiRecord, context: WriteContext): Promise<boolean> {
+    const table = this.table(resource)
+    if (context.db) {
+      return (await this.run(resource, record, table.insert(record, this.companyCode, context.userName, true), context.db)).rowCount === 1
+    }
+    try {
+      await this.run(resource, record, table.insert(record, this.companyCode, context.userName), undefined, true)
+      return true
+    } catch (error) {
+      if (isUniqueViolation(error)) return false
+      throw error
+    }
   }
 
   /** The live record with its version, or undefined. */
@@ -147,20 +161,27 @@ export class ResourceStore {
     return record
   }
 
-  /** One statement: the database's refusals of `subject` (what it writes) become business errors. */
+  /** One statement: the database's refusals of `subject` (what it writes) become business errors (a unique violation stays one when `keepUniqueViolation`). */
   private async run(
     resource: ResourceDef,
     subject: ApiRecord,
     [sql, values]: [string, unknown[]],
     db: Queryable = this.pool,
+    keepUniqueViolation = false,
   ): Promise<pg.QueryResult> {
     const name = this.prepared.get(sql)
     try {
       return await (name ? db.query({ name, text: sql, values }) : db.query(sql, values))
     } catch (error) {
+      if (keepUniqueViolation && isUniqueViolation(error)) throw error
       throw translateRefusal(this.refusals, resource, error, subject)
     }
   }
+}
+
+/** 23505: a unique index refused the row. */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505'
 }
 
 /** A prepared statement's name, from its text: the same text, the same name, on every connection. */

@@ -91,7 +91,8 @@ t.test('updates and deletes write their history entry in the same statement; an 
     /WITH target AS \(SELECT .* FOR UPDATE\), changed AS \(UPDATE .*\), history AS \(INSERT INTO record_history .*'update'.*history_changes\(__old, __new/,
   )
   const [insert] = table.insert({ id: 'RU-1', riskUnitName: 'n' }, '000000000', 'admin')
-  t.match(insert, /^INSERT INTO "risk_unit" .* ON CONFLICT DO NOTHING RETURNING id$/)
+  t.match(insert, /^INSERT INTO "risk_unit" .*\)$/, 'outside a transaction: a conflict is an error')
+  t.match(table.insert({ id: 'RU-1' }, '000000000', 'admin', true)[0], /^INSERT INTO "risk_unit" .* ON CONFLICT DO NOTHING$/, 'inside one')
   t.notMatch(insert, /record_history/, 'the add entry is read from the record (history-store.ts)')
   const [remove] = table.delete('RU-1', 'admin')
   t.match(
