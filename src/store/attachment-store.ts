@@ -35,13 +35,8 @@ export interface AttachmentInfo {
   content?: string
 }
 
-/** An attachment as pushed to the park (attachment/add with X-Sync-Push); a tombstone carries no bytes (content ""). */
-export interface AttachmentPushItem {
-  id: string
-  recordId: string
-  fileName: string
-  contentType: 'image/png' | 'image/jpeg' | 'application/pdf'
-  content: string
+/** The push-only fields of an attachment (attachment/add with X-Sync-Push): as the enterprise holds it. */
+interface PushFields {
   companyCode: string
   createTime: string
   updateTime: string
@@ -51,16 +46,17 @@ export interface AttachmentPushItem {
   deleted: boolean
 }
 
-/** A pushed attachment (park edition): as the enterprise holds it, with its version. */
-export interface PushedAttachment extends AttachmentInput {
-  companyCode: string
-  createTime: string
-  updateTime: string
-  createBy: string
-  updateBy: string
-  version: number
-  deleted: boolean
+/** An attachment as pushed to the park (attachment/add with X-Sync-Push); a tombstone carries no bytes (content ""). */
+export interface AttachmentPushItem extends PushFields {
+  id: string
+  recordId: string
+  fileName: string
+  contentType: 'image/png' | 'image/jpeg' | 'application/pdf'
+  content: string
 }
+
+/** A pushed attachment (park edition): as the enterprise holds it, with its version. */
+export interface PushedAttachment extends AttachmentInput, PushFields {}
 
 /**
  * The attachments of a resource as a push target of SyncStore (acknowledge, failures, counts,
