@@ -44,20 +44,3 @@ export function historyInsert(
     `${keepHeld ? ' ON CONFLICT DO NOTHING' : ''})`
   )
 }
-
-/**
- * Park edition: the history CTE of an applied push. `source` is the upsert's RETURNING (with
- * `live`, `__new`, the applied row as jsonb, and `__fields`, its `addedFields`), `old` a CTE holding
- * the row it replaced (`__old`, as the statement's snapshot saw it), empty when the park did not
- * hold the record.
- */
-export function pushedHistoryInsert(resource: ResourceDef, name: string, source: string, old: string): string {
-  const held = `(SELECT __old FROM ${old} WHERE (__old ->> 'live') IS NOT NULL)`
-  return historyInsert(
-    resource,
-    name,
-    source,
-    `CASE WHEN live IS NULL THEN 'delete' WHEN ${held} IS NULL THEN 'add' ELSE 'update' END`,
-    `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN ${held} IS NULL THEN __fields ELSE history_changes(${held}, __new, ${historyFields(resource)}) END`,
-  )
-}

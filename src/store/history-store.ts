@@ -1,11 +1,12 @@
 // Record history (CONTRACT §11): the read of a record's entries (newest first, values in the wire
 // form: instants in the configured zone) and the pruning by age. The entries of updates, deletes
-// and the park's applied pushes are written by each write's own statement (history-sql.ts). An
-// enterprise's add writes no entry row: its entry is the record's first version, which the record
-// row itself holds (version 1, createTime, createBy) with its values walked back through the old
-// values of the later entries. It is read so only while the record's entries run unbroken from
-// version 2 (a record written before history was kept has none) and, with HISTORY_RETENTION_DAYS,
-// while its createTime is within the retention (pruning goes oldest first, the add before all).
+// and the park's applied pushes are written by each write's own statement (history-sql.ts). An add
+// (an enterprise's, or a version 1 the park applies) writes no entry row: its entry is the record's
+// first version, which the record row itself holds (version 1, createTime, createBy) with its values
+// walked back through the old values of the later entries. It is read so only while the record's
+// entries run unbroken from version 2 (a record written before history was kept has none) and, with
+// HISTORY_RETENTION_DAYS, while its createTime is within the retention (pruning goes oldest first,
+// the add before all).
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'

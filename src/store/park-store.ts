@@ -207,15 +207,19 @@ function applyPageSql(resource: ResourceDef): string {
     `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
     `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = now() ` +
     `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +
-    `to_jsonb(held) AS __new, ${addedFields(resource, 'held')} AS __fields), ` +
+    `CASE WHEN held.version > 1 AND held.live THEN to_jsonb(held) END AS __new, ` +
+    `CASE WHEN held.version > 1 AND held.live THEN ${addedFields(resource, 'held')} END AS __fields), ` +
     // The history of each applied item (CONTRACT §11), in the same statement: the held row as the
     // statement's snapshot saw it (`__old`, looked up by key: every part of one statement reads the
-    // same snapshot) against the applied one.
+    // same snapshot) against the applied one. A version 1 applied is a record the park never held:
+    // its add's entry is the record's first version, read from the row itself as on the
+    // enterprise (history-store.ts), so no entry is written for it.
     `${historyInsert(
       resource,
       'history',
       `(SELECT applied.*, prior.__old FROM applied LEFT JOIN LATERAL (SELECT to_jsonb(t) AS __old FROM ${table} AS t ` +
-        `WHERE t."companyCode" = applied."companyCode" AND t.id = applied.id AND t.live LIMIT 1) AS prior ON true) AS pushed_rows`,
+        `WHERE t."companyCode" = applied."companyCode" AND t.id = applied.id AND t.live LIMIT 1) AS prior ON true ` +
+        `WHERE applied.version > 1) AS pushed_rows`,
       `CASE WHEN live IS NULL THEN 'delete' WHEN __old IS NULL THEN 'add' ELSE 'update' END`,
       `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN __old IS NULL THEN __fields ELSE history_changes(__old, __new, ${historyFields(resource)}) END`,
       true,

@@ -2,6 +2,7 @@
 // their records, keyed by companyCode and id, in pages bounded by bytes): the bytes on the park are
 // the bytes sent, after the park was down while they were written.
 import { createHash } from 'node:crypto'
+import pg from 'pg'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
@@ -53,6 +54,15 @@ t.test('the park keeps one history entry per applied push', async (t) => {
       [1, 'add', Object.keys(record('riskUnit', 'RU-PH'))],
     ],
   )
+  // The add's entry is the record's first version, read from the row (history-store.ts): no row of its own.
+  const parkDatabase = new pg.Client({ connectionString: park.databaseUrl })
+  await parkDatabase.connect()
+  const stored = await parkDatabase.query(`SELECT version::int AS version FROM record_history WHERE id = 'RU-PH' ORDER BY version`)
+  await parkDatabase.end()
+  t.same(
+    stored.rows.map((row) => row.version),
+    [2, 3],
+  )
   t.same(history.data.list[1].changes.riskUnitName, [record('riskUnit', 'RU-PH').riskUnitName, 'pushed rename'])
   t.equal(history.data.list[1].userName, 'admin', 'the enterprise user who wrote it')
   const enterpriseHistory = await enterprise.call('/prevent/riskUnit/history', { id: 'RU-PH' }, { token })
@@ -75,6 +85,15 @@ t.test('the park keeps one history entry per applied push', async (t) => {
   const replay = await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [item] }, parkToken, { 'x-sync-push': '1' })
   t.equal(replay.code, 0)
   t.equal((await onPark('/prevent/riskUnit/history', { id: 'RU-PH' })).data.total, 3)
+  // A record the park first receives at a later version (written several times while the park was
+  // away) has its add's entry at that version, with the values pushed.
+  const later = { ...item, ...record('riskUnit', 'RU-PH3'), riskUnitName: 'third version', version: 3 }
+  t.equal((await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [later] }, parkToken, { 'x-sync-push': '1' })).code, 0)
+  const laterHistory = await onPark('/prevent/riskUnit/history', { id: 'RU-PH3' })
+  t.same(
+    laterHistory.data.list.map((entry: any) => [entry.version, entry.action, entry.changes.riskUnitName]),
+    [[3, 'add', [null, 'third version']]],
+  )
 })
 
 t.test('attachments written while the park is down reach it byte for byte, after their records', async (t) => {
