@@ -5,8 +5,7 @@
 // is stored as the fields set ({field: value}, nulls stripped: the cheapest form on the busiest
 // path), read back as [null, value] pairs (history-store.ts). Pure: no database.
 import type { ResourceDef } from '../resources/resource-registry.ts'
-
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
+import { literal } from './sql-text.ts'
 
 /** The resource's business fields as an SQL text[] literal (names come from the registry). */
 export function historyFields(resource: ResourceDef): string {

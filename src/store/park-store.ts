@@ -13,8 +13,7 @@ import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resou
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 import type { ApiRecord } from './resource-store.ts'
-
-const quote = (name: string) => `"${name}"`
+import { quote } from './sql-text.ts'
 
 const SQL_TYPES: Record<FieldDef['kind'], string> = {
   string: 'text',

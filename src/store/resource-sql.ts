@@ -6,6 +6,7 @@
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
 import { historyFields, historyInsert } from './history-sql.ts'
+import { quote } from './sql-text.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -33,9 +34,6 @@ export interface SearchQuery {
 export const EXACT_TOTAL_LIMIT = 10_000
 /** Where the planner expects this many matches or more, the total is its estimate: nothing is counted. */
 export const ESTIMATE_ONLY_FROM = 100_000
-
-/** A column or table name of the registry, quoted. */
-export const quote = (name: string) => `"${name}"`
 
 /** The statements of one resource, prepared once. */
 export class ResourceTable {

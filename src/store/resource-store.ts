@@ -2,13 +2,12 @@
 // run on the pool (autocommit) or on the caller's transaction, rows read back in the wire shape,
 // and the database's refusals (foreign keys, unique indexes, values out of range) turned into
 // business errors by constraint name (store/constraints.ts).
-import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type Refusal, refusalsByConstraint, translateRefusal } from './constraints.ts'
 import { encodeCursor } from './cursor.ts'
-import type { Queryable } from './database.ts'
+import { type Queryable, statementName } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
 
@@ -185,10 +184,6 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /** A prepared statement's name, from its text: the same text, the same name, on every connection. */
-function statementName(sql: string): string {
-  return `r-${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`
-}
-
 function notFound(id: string): BusinessError {
   return new BusinessError(Code.notFound, `record not found: ${id}`)
 }
