@@ -107,16 +107,14 @@ export class SyncStore {
 
   /** Which of these tables hold pending rows (one statement; each answered by its index of pending rows). */
   async pendingTables(targets: { table: string }[]): Promise<Set<string>> {
-    const sql = targets
+    // Asked at every drain: prepared, without parameters (planned once per connection).
+    const text = targets
       .map(
-        (target, i) =>
-          `SELECT $${i + 1}::text AS "table" WHERE EXISTS (SELECT 1 FROM ${quote(target.table)} WHERE sync_status = 'pending')`,
+        (target) =>
+          `SELECT ${literal(target.table)}::text AS "table" WHERE EXISTS (SELECT 1 FROM ${quote(target.table)} WHERE sync_status = 'pending')`,
       )
       .join(' UNION ALL ')
-    const { rows } = await this.pool.query(
-      sql,
-      targets.map((target) => target.table),
-    )
+    const { rows } = await this.pool.query({ name: statementName(text), text })
     return new Set(rows.map((row) => row.table as string))
   }
 
@@ -169,7 +167,8 @@ export class SyncStore {
 
   async hasPending(resources: ResourceDef[]): Promise<boolean> {
     const sql = resources.map((resource) => `SELECT 1 FROM ${quote(resource.table)} WHERE sync_status = 'pending'`).join(' UNION ALL ')
-    const { rows } = await this.pool.query(`SELECT EXISTS (${sql}) AS pending`)
+    const text = `SELECT EXISTS (${sql}) AS pending`
+    const { rows } = await this.pool.query({ name: statementName(text), text })
     return rows[0].pending
   }
 
