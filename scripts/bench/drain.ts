@@ -22,8 +22,12 @@ async function allSynced(databaseUrl: string, since: number): Promise<number | u
   const client = await connect(databaseUrl)
   try {
     for (;;) {
-      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM monitor_equip WHERE sync_status <> 'synced'`)
-      if (rows[0].n === 0) return performance.now()
+      // Whether any is left, not how many: counting 20 000 pending rows every 20 ms cost PostgreSQL
+      // as much CPU as the settles being measured.
+      const { rows } = await client.query<{ left: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM monitor_equip WHERE sync_status <> 'synced') AS left`,
+      )
+      if (!rows[0].left) return performance.now()
       if (performance.now() - since > settings.syncTimeoutSeconds * 1000 || halted()) return undefined
       await delay(20)
     }
