@@ -10,6 +10,7 @@
 //   listed.
 import type pg from 'pg'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { statementName } from './database.ts'
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import { toSecond } from './instant-format.ts'
 import type { ApiRecord } from './resource-store.ts'
@@ -59,12 +60,16 @@ export interface EnterpriseOverview {
 export class ParkStore {
   private readonly pool: pg.Pool
   private readonly registry: ResourceRegistry
-  private readonly applySql = new Map<string, string>()
+  /** Per resource, its page's statement, prepared (planning the statement cost about as much as running it). */
+  private readonly applySql = new Map<string, { name: string; text: string }>()
 
   constructor(options: { pool: pg.Pool; registry: ResourceRegistry }) {
     this.pool = options.pool
     this.registry = options.registry
-    for (const resource of options.registry.all) this.applySql.set(resource.key, applyPageSql(resource))
+    for (const resource of options.registry.all) {
+      const text = applyPageSql(resource)
+      this.applySql.set(resource.key, { name: statementName(text), text })
+    }
   }
 
   /**
@@ -102,7 +107,7 @@ export class ParkStore {
         row[name] = instants.has(name) && typeof value === 'string' ? toSecond(value) : value
       return row
     })
-    const { rows: held } = await this.pool.query(this.applySql.get(resource.key)!, [JSON.stringify(rows)])
+    const { rows: held } = await this.pool.query({ ...this.applySql.get(resource.key)!, values: [JSON.stringify(rows)] })
     const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
     const versions = new Map(held.map((row) => [key(row.companyCode, row.id), row.version === null ? null : Number(row.version)]))
     // A row a concurrent push of the same record inserted is invisible to the statement's snapshot
