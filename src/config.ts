@@ -53,6 +53,8 @@ export interface Config {
     reconcileCron: string
     superviseSeconds: number
     parkTimeoutMs: number
+    /** While the park is unreachable, how often its liveness is looked at (a drain at once when it answers again). */
+    probeMs: number
   }
 }
 
@@ -90,6 +92,7 @@ const schema = {
     SYNC_FAILED_REQUEUE_ROUNDS: { type: 'integer', minimum: 0, maximum: 1000, default: 5 },
     SYNC_RECONCILE_CRON: { type: 'string', pattern: '^\\S+( \\S+){4,5}$', default: '17 3 * * *' },
     PARK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
+    SYNC_PARK_PROBE_MS: { type: 'integer', minimum: 100, maximum: 60000, default: 500 },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 60000 },
     HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 500, default: 10000 },
     KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
@@ -138,6 +141,7 @@ interface Environment {
   SYNC_FAILED_REQUEUE_ROUNDS: number
   SYNC_RECONCILE_CRON: string
   PARK_TIMEOUT_MS: number
+  SYNC_PARK_PROBE_MS: number
   REQUEST_TIMEOUT_MS: number
   HEADERS_TIMEOUT_MS: number
   KEEP_ALIVE_TIMEOUT_MS: number
@@ -217,6 +221,7 @@ function pushSettings(raw: Environment): Config['push'] {
     reconcileCron: raw.SYNC_RECONCILE_CRON,
     superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
     parkTimeoutMs: raw.PARK_TIMEOUT_MS,
+    probeMs: raw.SYNC_PARK_PROBE_MS,
   }
 }
 

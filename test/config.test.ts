@@ -16,6 +16,7 @@ t.test('defaults', async (t) => {
     timeZone: '+08:00',
     rateLimitMax: 1200,
     rateLimitLoginMax: 10,
+    push: { probeMs: 500 },
   })
 })
 
@@ -29,6 +30,8 @@ t.test('bad values are refused, naming the variable', async (t) => {
     { JWT_SECRET: 'short' },
     { PARK_URL: 'http://park:3100' },
     { DATABASE_URL: 'mysql://x' },
+    { SYNC_PARK_PROBE_MS: '10' },
+    { SYNC_PARK_PROBE_MS: '600000' },
   ]
   for (const env of cases) {
     const name = Object.keys(env)[0]

@@ -80,11 +80,40 @@ function isAttachmentAddPath(path: string): path is AttachmentAddPath {
   return ATTACHMENT_ADD_PATHS.has(path)
 }
 
+/**
+ * A call to the park failed. `unreachable` when nothing answered for the park: no connection
+ * (refused, reset, timed out) or a gateway in front of it answering for it (502, 503, 504); the
+ * push then watches for the park to come back (park-probe.ts). Otherwise the park answered, and
+ * refused or failed.
+ */
 export class ParkUnavailable extends Error {
   override name = 'ParkUnavailable'
+  readonly unreachable: boolean
+
+  constructor(message: string, unreachable: boolean) {
+    super(message)
+    this.unreachable = unreachable
+  }
+
+  /** The call went out and got no answer. */
+  static unreached(error: unknown): ParkUnavailable {
+    return new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`, true)
+  }
+
+  /** The park (or what stands for it) answered, but not with what was asked. */
+  static answered(status: number, body: { code: number; msg: string } | undefined): ParkUnavailable {
+    return new ParkUnavailable(
+      `park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`,
+      GATEWAY_FAILURES.has(status),
+    )
+  }
 }
 
+/** Answers of a gateway that could not reach the park, or of a park not serving yet. */
+const GATEWAY_FAILURES = new Set([502, 503, 504])
+
 export class ParkClient implements ParkHoldings {
+  private readonly baseUrl: string
   private readonly client: ReturnType<typeof createClient<paths>>
   private readonly pushClient: ReturnType<typeof createClient<PushPaths>>
   private readonly userName: string
@@ -94,12 +123,27 @@ export class ParkClient implements ParkHoldings {
   private loggingIn: Promise<string> | undefined
 
   constructor(options: { url: string; userName: string; password: string; timeoutMs: number }) {
-    const baseUrl = options.url.replace(/\/$/, '')
-    this.client = createClient<paths>({ baseUrl })
-    this.pushClient = createClient<PushPaths>({ baseUrl })
+    this.baseUrl = options.url.replace(/\/$/, '')
+    this.client = createClient<paths>({ baseUrl: this.baseUrl })
+    this.pushClient = createClient<PushPaths>({ baseUrl: this.baseUrl })
     this.userName = options.userName
     this.password = options.password
     this.timeoutMs = options.timeoutMs
+  }
+
+  /**
+   * Whether the park answers its liveness check (GET /health/live: no login, no database) within
+   * `timeoutMs`. Never throws: anything but a 2xx answer is "not reachable".
+   */
+  async reachable(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.baseUrl}/health/live`, { signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) })
+      // Read to the end: the connection goes back to the pool instead of lingering.
+      await response.arrayBuffer()
+      return response.ok
+    } catch {
+      return false
+    }
   }
 
   /** Pushes records of one resource; the park answers per item. Throws ParkUnavailable when it cannot. */
@@ -113,7 +157,7 @@ export class ParkClient implements ParkHoldings {
     }
     const { status, body } = answer
     if (status !== 200 || !body || body.code !== 0 || !body.data) {
-      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+      throw ParkUnavailable.answered(status, body)
     }
     return body.data
   }
@@ -121,14 +165,14 @@ export class ParkClient implements ParkHoldings {
   /** The park's digests of this enterprise's records (or attachments) in these buckets (reconciliation). */
   async digests(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
     const data = await this.digest({ ...this.digestOf(target), companyCode, prefixes, records: false })
-    if (!('buckets' in data)) throw new ParkUnavailable('park answered records where digests were asked for')
+    if (!('buckets' in data)) throw new ParkUnavailable('park answered records where digests were asked for', false)
     return data.buckets
   }
 
   /** The (id, version, deleted) the park holds of them in these buckets. */
   async held(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<HeldVersion[]> {
     const data = await this.digest({ ...this.digestOf(target), companyCode, prefixes, records: true })
-    if (!('records' in data)) throw new ParkUnavailable('park answered digests where records were asked for')
+    if (!('records' in data)) throw new ParkUnavailable('park answered digests where records were asked for', false)
     return data.records
   }
 
@@ -144,7 +188,7 @@ export class ParkClient implements ParkHoldings {
     }
     const { status, body } = answer
     if (status !== 200 || !body || body.code !== 0 || !body.data) {
-      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+      throw ParkUnavailable.answered(status, body)
     }
     return body.data
   }
@@ -159,7 +203,7 @@ export class ParkClient implements ParkHoldings {
       })
       return { status: response.status, body: data ?? envelopeOf(error) }
     } catch (error) {
-      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
+      throw ParkUnavailable.unreached(error)
     }
   }
 
@@ -175,7 +219,7 @@ export class ParkClient implements ParkHoldings {
     const { status, body } = answer
     // A business refusal (HTTP 200) is the attachment's; anything else is the park's trouble.
     if (status !== 200 || !body) {
-      throw new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`)
+      throw ParkUnavailable.answered(status, body)
     }
     return { code: body.code, msg: body.msg }
   }
@@ -190,7 +234,7 @@ export class ParkClient implements ParkHoldings {
       })
       return { status: response.status, body: data ?? envelopeOf(error) }
     } catch (error) {
-      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
+      throw ParkUnavailable.unreached(error)
     }
   }
 
@@ -204,7 +248,7 @@ export class ParkClient implements ParkHoldings {
       })
       return { status: response.status, body: data ?? envelopeOf(error) }
     } catch (error) {
-      throw new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`)
+      throw ParkUnavailable.unreached(error)
     }
   }
 
@@ -221,12 +265,16 @@ export class ParkClient implements ParkHoldings {
         body: { userName: this.userName, password: this.password },
         signal: AbortSignal.timeout(this.timeoutMs),
       })
-      .catch((error: Error) => {
-        throw new ParkUnavailable(`park unreachable: ${error.message}`)
+      .catch((error: unknown) => {
+        throw ParkUnavailable.unreached(error)
       })
     const token = answer.data?.data?.token
+    const { status } = answer.response
     if (!token)
-      throw new ParkUnavailable(`park login refused: HTTP ${answer.response.status}, ${answer.data?.msg ?? answer.error?.msg ?? ''}`)
+      throw new ParkUnavailable(
+        `park login refused: HTTP ${status}, ${answer.data?.msg ?? answer.error?.msg ?? ''}`,
+        GATEWAY_FAILURES.has(status),
+      )
     this.token = token
     return token
   }

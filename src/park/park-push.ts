@@ -13,6 +13,11 @@
 //   retries it with exponential backoff up to a ceiling, then dead-letters it; while the park is
 //   known down, writes do not knock (attempts are counted at the backoff's pace); a job whose
 //   process died is reclaimed by pg-boss's supervisor after its expiry;
+// - while nothing answers for the park (no connection, a timeout, a gateway's 502/503/504), its
+//   liveness is looked at every SYNC_PARK_PROBE_MS (park-probe.ts): when it answers again, a drain
+//   starts at once instead of after the backoff, so a park coming back (or starting after the
+//   enterprise) is fed within a look. A park that answers but refuses the pushes is left to the
+//   backoff;
 // - `park-sweep`, scheduled every minute (and run as each instance starts), queues failed records
 //   again once they have rested a while and drains anything pending, so nothing is stranded by a
 //   killed process.
@@ -27,6 +32,7 @@ import { type AttachmentStore, attachmentTarget, withAttachments } from '../stor
 import type { Background } from '../store/background.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type ParkClient, ParkUnavailable } from './park-client.ts'
+import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
 
 export const PUSH_QUEUE = 'park-push'
@@ -53,6 +59,8 @@ export interface PushSettings {
   failedRequeueRounds: number
   /** When reconciliation runs (cron, pg-boss schedule). */
   reconcileCron: string
+  /** While the park is unreachable, how often its liveness is looked at. */
+  probeMs: number
 }
 
 /** Thrown by a retry job that does not knock while the park is known down: pg-boss retries it after its backoff. */
@@ -84,8 +92,15 @@ export class ParkPush {
    * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
    */
   private retrying = false
-  /** Since start: calls to the park, failed calls, records acknowledged, records refused. */
-  readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0 }
+  /** Watches an unreachable park for its return. */
+  readonly probe: ParkProbe
+  /** When the probe last started a drain that has not succeeded yet (0: none). */
+  private probeDrainAt = 0
+  /**
+   * Since start: calls to the park, failed calls, records acknowledged, records refused, drains
+   * started at once because the park came back.
+   */
+  readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0, probeDrains: 0 }
 
   constructor(options: {
     background: Background
@@ -103,6 +118,14 @@ export class ParkPush {
     this.client = options.client
     this.settings = options.settings
     this.log = options.log
+    const { probeMs } = this.settings
+    this.probe = new ParkProbe({
+      reachable: (timeoutMs, signal) => this.client.reachable(timeoutMs, signal),
+      intervalMs: probeMs,
+      timeoutMs: Math.max(probeMs, 1000),
+      onBack: () => this.parkBack(),
+      log: this.log,
+    })
   }
 
   async start(): Promise<void> {
@@ -146,6 +169,18 @@ export class ParkPush {
     this.wake()
   }
 
+  /**
+   * The probe saw the park answer again after failing to: a drain now. Unless a drain the probe
+   * started failed within the backoff: a flapping park is knocked on at the backoff's pace.
+   */
+  private parkBack(): void {
+    const now = Date.now()
+    if (now - this.probeDrainAt < this.backoffMs) return
+    this.probeDrainAt = now
+    this.stats.probeDrains++
+    this.retryNow()
+  }
+
   /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
   wake(): void {
     if (this.stopped || this.retrying) return
@@ -187,10 +222,16 @@ export class ParkPush {
       this.retrying = false
       this.backoffMs = 0
       this.parkDownUntil = 0
+      this.probeDrainAt = 0
+      this.probe.stop()
     } catch (error) {
       if (error instanceof ParkUnavailable) {
         this.backoffMs = Math.min(Math.max(1000, this.backoffMs * 2), this.settings.retryDelayMaxSeconds * 1000)
         this.parkDownUntil = Date.now() + this.backoffMs
+        // Nothing answered: watch for the park to come back. It answered (a refusal, an error): the
+        // backoff alone paces the next attempts.
+        if (error.unreachable && !this.stopped) this.probe.start()
+        else if (!error.unreachable) this.probe.stop()
       }
       throw error
     }
@@ -346,12 +387,14 @@ export class ParkPush {
     return this.background.hasQueue(PUSH_QUEUE)
   }
 
-  /** Lets the drain in progress finish (graceful), and takes no more retry jobs. */
+  /** Lets the drain in progress finish (graceful), takes no more retry jobs, and leaves no look at the park behind. */
   async stop(): Promise<void> {
     this.stopped = true
+    this.probe.stop()
     await this.looping
     await this.exclusive
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
+    await this.probe.settled()
   }
 }
 

@@ -1,5 +1,5 @@
 // Push metrics, read on each scrape: records by resource and sync state, the oldest pending age,
-// the push queue's jobs by state, and the push's calls, failures and records since start.
+// the push queue's jobs by state, and the push's calls, failures, records and probe drains since start.
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import { withAttachments } from '../store/attachment-store.ts'
@@ -47,6 +47,12 @@ export function registerPushMetrics(
       if (depth) for (const [state, count] of Object.entries(depth)) queue.set({ state }, count)
     },
   })
+  registerPushCounters(metrics, push)
+  registerRecoveryMetrics(metrics, sync, resources, push, clock)
+}
+
+/** The push's calls, failures, records and probe drains since start. */
+function registerPushCounters(metrics: Registry, push: ParkPush): void {
   const counter = (name: string, help: string, read: () => number) =>
     new Counter({
       name,
@@ -66,7 +72,11 @@ export function registerPushMetrics(
   counter('park_push_records_acknowledged_total', 'Records the park acknowledged.', () => push.stats.acknowledged)
   const refusedHelp = 'Records the park refused or holds at another version than pushed (marked failed with the reason).'
   counter('park_push_records_refused_total', refusedHelp, () => push.stats.refused)
-  registerRecoveryMetrics(metrics, sync, resources, push, clock)
+  counter(
+    'park_push_probe_drains_total',
+    'Drains started at once because the park answered again after being unreachable.',
+    () => push.stats.probeDrains,
+  )
 }
 
 /** What is stranded and what reconciliation found (CONTRACT §10). */

@@ -1,0 +1,158 @@
+// While nothing answers for the park, the push looks at its liveness every SYNC_PARK_PROBE_MS:
+// a park coming back (or starting after its enterprise) is fed at once, not after the backoff; a
+// park that answers but refuses the pushes is knocked on at the backoff's pace only.
+import pg from 'pg'
+import t from 'tap'
+import { chaosProxy } from '../helpers/chaos-proxy.ts'
+import { record } from '../helpers/fixtures.ts'
+import { allSynced, eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
+import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+
+const park = await startParkProcess(t)
+
+/** Pushes a few records would wait an hour for: only the probe can explain them arriving within a test's timeouts. */
+async function holdBackoffAndSweep(db: pg.Pool): Promise<void> {
+  await db.query(`DELETE FROM pgboss.schedule WHERE name = 'park-sweep'`)
+  await db.query(`DELETE FROM pgboss.job WHERE name = 'park-sweep' AND state IN ('created', 'retry')`)
+  // A retry running meanwhile fails (the park is down) and comes back due soon: moved again until none is.
+  await eventually(
+    async () => {
+      await db.query(
+        `UPDATE pgboss.job SET start_after = now() + interval '1 hour' WHERE name = 'park-push' AND state IN ('created', 'retry')`,
+      )
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS soon FROM pgboss.job WHERE name = 'park-push'
+           AND (state = 'active' OR (state IN ('created', 'retry') AND start_after < now() + interval '30 minutes'))`,
+      )
+      return rows[0].soon === 0
+    },
+    { what: 'every push retry deferred by an hour' },
+  )
+}
+
+async function pushJobs(db: pg.Pool): Promise<{ state: string; retry_count: number }[]> {
+  return (await db.query(`SELECT state, retry_count FROM pgboss.job WHERE name = 'park-push' ORDER BY created_on`)).rows
+}
+
+t.test('a park back after an outage is fed at once, long before the backoff would retry', async (t) => {
+  await park.stop()
+  const enterprise = await startService(t, {
+    env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '3600' },
+  })
+  const push = enterprise.app.push!
+  const db = enterprise.database.pool
+  const token = await enterprise.login()
+  for (let batch = 0; batch < 4; batch++) {
+    const list = Array.from({ length: 500 }, (_, i) => record('riskUnit', `RU-PROBE-${batch * 500 + i}`))
+    t.equal((await enterprise.call('/prevent/riskUnit/add-batch', { list }, { token })).body.code, 0)
+  }
+  await eventually(async () => (await pushJobs(db)).some((job) => job.state === 'retry'), { what: 'the failed drain queued for a retry' })
+  await holdBackoffAndSweep(db)
+  await eventually(() => push.probe.looks.failed > 0, { what: 'the probe finding the park unreachable' })
+  t.equal(push.stats.probeDrains, 0, 'no drain started by the probe while the park is down')
+  t.notOk(await allSynced(enterprise.url, token), 'the records pending')
+
+  const starting = park.start()
+  const listening = await eventually(async () => (await fetch(`${park.url}/health/live`).catch(() => undefined))?.ok && Date.now(), {
+    everyMs: 10,
+    timeoutMs: 120_000,
+    what: 'the park listening',
+  })
+  const drained = await eventually(() => push.stats.probeDrains > 0 && Date.now(), { everyMs: 10, what: 'the probe starting a drain' })
+  await starting
+  await eventually(() => allSynced(enterprise.url, token), { everyMs: 20, timeoutMs: 30_000, what: 'the backlog synced' })
+  t.comment(`drain started ${drained - listening} ms after the park listened; all synced ${Date.now() - listening} ms after`)
+  t.equal(push.stats.probeDrains, 1, 'one drain started by the probe')
+  t.ok(push.stats.acknowledged >= 2000, `${push.stats.acknowledged} records acknowledged`)
+  t.notOk(push.probe.running, 'the probe stops once a drain succeeded')
+  const deferred = await db.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'park-push' AND state = 'retry'`)
+  t.equal(deferred.rows[0].n, 1, 'the backoff’s retry has not run: the probe fed the park')
+})
+
+t.test('a park that answers but refuses the login is knocked on at the backoff’s pace, not the probe’s', async (t) => {
+  const proxy = await chaosProxy(park.url)
+  t.after(() => proxy.close())
+  proxy.down = true
+  const enterprise = await startService(t, {
+    // Looks ten times a second: a probe knocking at its own pace would be plain against the backoff's.
+    env: {
+      PARK_URL: proxy.url,
+      PARK_USER: 'admin',
+      PARK_PASSWORD: 'not-the-password',
+      SYNC_RETRY_DELAY_MAX_SECONDS: '3600',
+      SYNC_PARK_PROBE_MS: '100',
+    },
+  })
+  const push = enterprise.app.push!
+  const db = enterprise.database.pool
+  const token = await enterprise.login()
+  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-REFUSED'), { token })).body.code, 0)
+  await eventually(() => push.probe.looks.failed > 0, { what: 'the probe finding the park unreachable (a gateway’s 502)' })
+  const logins = () => proxy.requests.get('/system/login') ?? 0
+  const loginsWhileDown = logins()
+
+  proxy.down = false
+  await eventually(() => push.stats.probeDrains === 1 && !push.probe.running, { what: 'the probe’s drain refused, the probe stopped' })
+  const looksAtRefusal = push.probe.looks.answered
+  // The backoff's retries: 1 s, 2 s, 4 s after the first failure; the probe would have looked dozens of times meanwhile.
+  await eventually(async () => (await pushJobs(db)).some((job) => job.retry_count >= 3), {
+    timeoutMs: 60_000,
+    what: 'three retries of the backoff',
+  })
+  // Read before the retries: a retry is counted as it starts, before it logs in.
+  const knocks = logins() - loginsWhileDown
+  const retries = Math.max(...(await pushJobs(db)).map((job) => job.retry_count))
+  // What the backoff allows since the park answers: the job's first run and its retries, and one drain on its return.
+  t.ok(knocks >= 1, `the park's refusal was met (${knocks} logins once it answered)`)
+  t.ok(knocks <= retries + 2, `${knocks} logins once the park answered: the probe's drain and the job's ${retries + 1} runs at most`)
+  t.equal(push.stats.probeDrains, 1, 'the probe started one drain, on the park coming back')
+  t.equal(push.probe.looks.answered, looksAtRefusal, 'no look at the park since it answered')
+  const { rows } = await db.query(`SELECT sync_status, sync_error FROM risk_unit WHERE id = 'RU-REFUSED'`)
+  t.equal(rows[0].sync_status, 'pending', 'still pending: attempts counted at the backoff’s pace')
+  t.match(rows[0].sync_error, /login refused/)
+})
+
+t.test('an enterprise started before its park: the start-up push fails, and the backlog drains once the park listens', async (t) => {
+  await park.stop()
+  const env = { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '3600' }
+  const enterprise = await startEdition(t, { edition: 'enterprise', env })
+  const token = await loginTo(enterprise.url)
+  for (let batch = 0; batch < 2; batch++) {
+    const list = Array.from({ length: 500 }, (_, i) => record('riskUnit', `RU-START-${batch * 500 + i}`))
+    t.equal((await post(`${enterprise.url}/prevent/riskUnit/add-batch`, { list }, token)).code, 0)
+  }
+  t.equal(await enterprise.stop(), 0, 'stopped gracefully')
+  const db = new pg.Pool({ connectionString: enterprise.databaseUrl, max: 1 })
+  t.after(() => db.end())
+  await db.query(`UPDATE pgboss.job SET start_after = now() + interval '1 hour' WHERE name = 'park-push' AND state IN ('created', 'retry')`)
+
+  // Started again with its park still down: the start-up sweep fails.
+  await enterprise.start()
+  await holdBackoffAndSweep(db)
+  const again = await loginTo(enterprise.url)
+  const metric = async (name: string) => {
+    const text = await (await fetch(`${enterprise.url}/metrics`)).text()
+    return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1])
+  }
+  await eventually(async () => (await metric('park_push_call_failures_total')) > 0, { what: 'the start-up push failing' })
+  t.equal(await metric('park_push_probe_drains_total'), 0)
+
+  const starting = park.start()
+  const listening = await eventually(async () => (await fetch(`${park.url}/health/live`).catch(() => undefined))?.ok && Date.now(), {
+    everyMs: 10,
+    timeoutMs: 120_000,
+    what: 'the park listening',
+  })
+  await starting
+  const synced = await eventually(async () => (await allSynced(enterprise.url, again)) && Date.now(), {
+    everyMs: 20,
+    timeoutMs: 30_000,
+    what: 'the backlog synced',
+  })
+  t.comment(`all synced ${synced - listening} ms after the park listened`)
+  t.equal(await metric('park_push_probe_drains_total'), 1, 'fed by the probe')
+  t.equal(await metric('park_push_records_acknowledged_total'), 1000)
+  t.equal(await enterprise.stop(), 0, 'stops cleanly with the probe ended')
+})
+
+t.end()
