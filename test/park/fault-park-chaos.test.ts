@@ -13,7 +13,9 @@ const enterprise = await startService(t, {
     PARK_URL: proxy.url,
     PARK_USER: 'admin',
     PARK_PASSWORD: ADMIN_PASSWORD,
-    PARK_TIMEOUT_MS: '300',
+    // A hung call is given up after this long; long enough that a page pushed on a machine busy
+    // with other tests still gets through once the chaos stops (at 300 ms every call then timed out).
+    PARK_TIMEOUT_MS: '2000',
     SYNC_RETRY_DELAY_MAX_SECONDS: '1',
     SYNC_BATCH_SIZE: '50',
     SYNC_FAILED_RETRY_SECONDS: '0',
