@@ -3,10 +3,11 @@
 // to register one before its dependencies); the operations are generic over the resource registry.
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { AuthState } from './auth/auth-state.ts'
 import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
+import { CompileOnFirstUse } from './contract/compile-on-first-use.ts'
 import { loadOpenApi, type OpenApiDocument } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
 import { operationHandlers } from './http/handlers.ts'
@@ -60,10 +61,12 @@ export interface App {
   push: ParkPush | undefined
   /** The scheduled pruning of expired keys, sessions and counters. */
   housekeeping: Housekeeping
+  /** Compiles now the validators and serializers no request has needed yet (each compiles on first use); how many. */
+  compileAll(): number
   close(): Promise<void>
 }
 
-function createFastify(config: Config, logger: AppOptions['logger']): FastifyInstance {
+function createFastify(config: Config, logger: AppOptions['logger'], compiles: CompileOnFirstUse): FastifyInstance {
   return Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
@@ -80,7 +83,7 @@ function createFastify(config: Config, logger: AppOptions['logger']): FastifyIns
     forceCloseConnections: 'idle',
     // Request ids for the log lines, unique across instances; never trust a caller's.
     genReqId: () => randomUUID(),
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers(compiles) } },
   })
 }
 
@@ -118,7 +121,7 @@ async function registerHttp(
     loginMax: config.rateLimitLoginMax,
     windowMs: config.rateLimitWindowMs,
     pool: database.pool,
-    redis: rateLimitRedis(app, config),
+    redis: await rateLimitRedis(app, config),
     namespace: `safety-platform:${await deploymentId(database.prisma)}:`,
     unlimited: config.edition === 'park' ? (request) => parkPushRequest(policies, request) : undefined,
   })
@@ -132,8 +135,10 @@ function parkPushRequest(policies: ReturnType<typeof operationPolicies>, request
 }
 
 /** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
-function rateLimitRedis(app: FastifyInstance, config: Config): Redis | undefined {
+async function rateLimitRedis(app: FastifyInstance, config: Config): Promise<Redis | undefined> {
   if (!config.redisUrl) return undefined
+  // Loaded only when configured: loading ioredis took some 80 ms of every start.
+  const { Redis } = await import('ioredis')
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
   redis.on('error', (error) => app.log.warn({ err: error }, 'redis'))
   app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
@@ -147,31 +152,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await migrate(pool, config.edition)
   const registry = new ResourceRegistry(document)
   const format = instantFormatter(config.timeZone)
-  const ajv = createAjv()
+  const compiles = new CompileOnFirstUse(createAjv())
   const policies = operationPolicies(document)
   const authState = new AuthState(prisma, config.databaseUrl)
   await authState.start()
 
-  const app = createFastify(config, options.logger)
+  const app = createFastify(config, options.logger, compiles)
   await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
 
-  const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
-  const sync = new SyncStore({ pool, store, registry })
-  const { background, push, wakePush, history, resources, attachments, system } = businessOperations(app, {
+  const { background, push, wakePush, sync, history, resources, attachments, system } = businessOperations(app, {
     config,
     pool,
     registry,
-    store,
-    sync,
     format,
-    ajv,
+    compiles,
     document,
   })
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
   await app.register(operations, {
     document,
-    ajv,
+    compiles,
     handlers,
     policies,
     bodyLimit: config.bodyLimit,
@@ -193,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     generatedAdminPassword,
     push,
     housekeeping,
+    compileAll: () => compiles.compileAll(),
     async close() {
       // In-flight requests finish first, then the push in progress, then the database listeners.
       await app.close()
@@ -212,14 +214,14 @@ function businessOperations(
     config: Config
     pool: Database['pool']
     registry: ResourceRegistry
-    store: ResourceStore
-    sync: SyncStore
     format: InstantFormatter
-    ajv: ReturnType<typeof createAjv>
+    compiles: CompileOnFirstUse
     document: OpenApiDocument
   },
 ) {
-  const { config, pool, registry, store, sync, format, ajv, document } = options
+  const { config, pool, registry, format, compiles, document } = options
+  const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format })
+  const sync = new SyncStore({ pool, store, registry })
   // One pg-boss for the process: the push's retries and schedules, housekeeping, history retention.
   const background = new Background({ databaseUrl: config.databaseUrl, log: app.log, superviseSeconds: config.push.superviseSeconds })
   const parkStore = new ParkStore({ pool, registry })
@@ -230,7 +232,7 @@ function businessOperations(
   const resources = new ResourceOperations({
     store,
     history,
-    ajv,
+    compiles,
     document,
     registry,
     log: app.log,
@@ -248,7 +250,7 @@ function businessOperations(
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  return { background, push, wakePush, history, resources, attachments, system }
+  return { background, push, wakePush, sync, history, resources, attachments, system }
 }
 
 /** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */

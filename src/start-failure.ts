@@ -1,5 +1,5 @@
 // Why a start could not proceed, in one line naming the cause and the fix (no stack trace): the
-// port, the database, a setting. Used by src/main.ts; pure, so it is tested without a database.
+// port, the database, a setting. Used by src/edition.ts; pure, so it is tested without a database.
 
 interface Where {
   port: number

@@ -2,7 +2,7 @@
 // (one by one, so each failed item gets its own 1002). No coercion, no stripping: a wrong type or an
 // unknown field is an error the caller hears about. One more rule applies to every schema it
 // compiles: what PostgreSQL cannot hold (storable.ts) is a 1002 naming the field, whatever the field.
-import Ajv2020Module, { type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import Ajv2020Module, { type AnySchemaObject, type ErrorObject } from 'ajv/dist/2020.js'
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js'
 import addFormatsModule from 'ajv-formats'
 import { dateProblem, findUnstorable, instantProblem, integerProblem, textProblem } from './storable.ts'
@@ -117,7 +117,11 @@ function isSchemaObject(node: unknown): node is Record<string, unknown> {
   return node !== null && typeof node === 'object' && !Array.isArray(node)
 }
 
-export type Validator = ValidateFunction
+/** What the callers of a validator use: the call, and the errors of its last call (an Ajv validator, or one compiled on first use). */
+export interface Validator {
+  (data: unknown): boolean
+  errors?: ErrorObject[] | null
+}
 
 /** `/list/0/id` → `list[0].id` */
 function fieldPath(instancePath: string, prefix: string): string {

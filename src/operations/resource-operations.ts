@@ -2,7 +2,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { pushItemSchema } from '../contract/push-item-schema.ts'
-import { type createAjv, describeErrors, type Validator } from '../contract/validation.ts'
+import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
+import { describeErrors, type Validator } from '../contract/validation.ts'
 import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
 import { type SearchRequest, validSearch } from '../domain/search.ts'
 import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../errors.ts'
@@ -37,14 +38,15 @@ export class ResourceOperations {
   constructor(options: {
     store: ResourceStore
     history: HistoryStore
-    ajv: ReturnType<typeof createAjv>
+    /** The one Ajv, through which the item validators compile on their first batch. */
+    compiles: CompileOnFirstUse
     document: OpenApiDocument
     registry: ResourceRegistry
     log?: Pick<FastifyBaseLogger, 'error'>
     /** Park edition: where pushed records are applied. */
     park?: ParkStore
   }) {
-    const { ajv, document, registry } = options
+    const { compiles, document, registry } = options
     this.store = options.store
     this.historyStore = options.history
     this.log = options.log
@@ -52,11 +54,11 @@ export class ResourceOperations {
     this.itemValidators = new Map(
       registry.all.map((resource) => [
         resource.key,
-        ajv.compile({ ...document.components.schemas[resource.schemaName], components: document.components }),
+        compiles.validator({ ...document.components.schemas[resource.schemaName], components: document.components }),
       ]),
     )
     this.pushItemValidators = new Map(
-      registry.all.map((resource) => [resource.key, ajv.compile(pushItemSchema(document, resource.schemaName))]),
+      registry.all.map((resource) => [resource.key, compiles.validator(pushItemSchema(document, resource.schemaName))]),
     )
   }
 

@@ -1,18 +1,20 @@
 // The document's operations as routes (fastify-openapi-glue): each operationId to its handler,
-// each request validated by the one Ajv (no coercion, no stripping) against the document's schema.
+// each request validated by the one Ajv (no coercion, no stripping) against the document's schema,
+// with the route's validators compiled on its first request.
 import type { FastifyInstance } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue'
 import fp from 'fastify-plugin'
+import type { CompileOnFirstUse } from '../../contract/compile-on-first-use.ts'
 import type { OpenApiDocument } from '../../contract/openapi-document.ts'
 import { withDeclaredBodies } from '../../contract/request-bodies.ts'
-import type { createAjv } from '../../contract/validation.ts'
 import type { Handler } from '../handlers.ts'
 import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
 import { operationIdOfSchema } from '../routing.ts'
 
 export interface OperationsOptions {
   document: OpenApiDocument
-  ajv: ReturnType<typeof createAjv>
+  /** The one Ajv, through which each route's validators compile on their first request. */
+  compiles: CompileOnFirstUse
   handlers: Map<string, Handler>
   policies: Map<string, OperationPolicy>
   /** BODY_LIMIT: the batches' body limit and the ceiling of every other. */
@@ -22,8 +24,8 @@ export interface OperationsOptions {
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions): Promise<void> {
-  const { ajv, handlers } = options
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  const { compiles, handlers } = options
+  app.setValidatorCompiler(({ schema }) => compiles.validator(schema))
   // Each operation's body limit: a body over it is 413/1010 before a byte of it is parsed.
   app.addHook('onRoute', (route) => {
     const policy = options.policies.get(operationIdOfSchema(route.schema) ?? '')
