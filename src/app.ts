@@ -84,6 +84,9 @@ function createFastify(config: Config, logger: AppOptions['logger'], compiles: C
     // Request ids for the log lines, unique across instances; never trust a caller's.
     genReqId: () => randomUUID(),
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers(compiles) } },
+    // fast-json-stringify's own Ajv (for the envelopes' oneOf) logged "strict mode: missing type
+    // object" on stderr for schemas it merges itself: not ours to fix, and harmless.
+    serializerOpts: { ajv: { strictTypes: false } },
   })
 }
 
