@@ -231,7 +231,7 @@ export class AttachmentStore {
     return {
       items,
       bytes: rows.reduce((sum, row) => sum + Number(row.weight), 0),
-      cursor: full ? { updateTime: last.updateTime, id: last.id } : undefined,
+      cursor: full ? { updateTime: last.updateTime.toISOString(), id: last.id } : undefined,
     }
   }
 

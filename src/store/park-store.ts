@@ -12,7 +12,6 @@ import type pg from 'pg'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { statementName } from './database.ts'
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
-import { toSecond } from './instant-format.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { quote } from './sql-text.ts'
 
@@ -100,14 +99,7 @@ export class ParkStore {
   }
 
   private async apply(resource: ResourceDef, items: ApiRecord[]): Promise<(number | null)[]> {
-    const instants = new Set([...resource.fields, ...PUSHED_SERVER_FIELDS].filter((f) => f.kind === 'instant').map((f) => f.name))
-    const rows = items.map((item) => {
-      const row: ApiRecord = {}
-      for (const [name, value] of Object.entries(item))
-        row[name] = instants.has(name) && typeof value === 'string' ? toSecond(value) : value
-      return row
-    })
-    const { rows: held } = await this.pool.query({ ...this.applySql.get(resource.key)!, values: [JSON.stringify(rows)] })
+    const { rows: held } = await this.pool.query({ ...this.applySql.get(resource.key)!, values: [JSON.stringify(items)] })
     const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
     const versions = new Map(held.map((row) => [key(row.companyCode, row.id), row.version === null ? null : Number(row.version)]))
     // A row a concurrent push of the same record inserted is invisible to the statement's snapshot
@@ -200,6 +192,8 @@ function applyPageSql(resource: ResourceDef): string {
   const fields = [...resource.fields, ...PUSHED_SERVER_FIELDS]
   const columns = fields.map((field) => quote(field.name))
   const definition = [...fields.map((field) => `${quote(field.name)} ${SQL_TYPES[field.kind]}`), 'version bigint', 'deleted boolean']
+  // Instants kept to the second, as the service writes them back (a fraction sent is dropped).
+  const inserted = fields.map((field) => (field.kind === 'instant' ? `date_trunc('second', ${quote(field.name)})` : quote(field.name)))
   const updated = [...columns.filter((column) => column !== '"id"' && column !== '"companyCode"'), 'version', 'live', '"deleteTime"']
   return (
     `WITH input AS (SELECT DISTINCT ON ("companyCode", id) * FROM jsonb_to_recordset($1::jsonb) AS pushed(${definition.join(', ')}) ` +
@@ -207,7 +201,7 @@ function applyPageSql(resource: ResourceDef): string {
     `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", now() FROM input ` +
     `ON CONFLICT ("companyCode") DO UPDATE SET "lastPushTime" = EXCLUDED."lastPushTime"), ` +
     `applied AS (INSERT INTO ${table} AS held (${columns.join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
-    `SELECT ${columns.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN "updateTime" END, 'synced', now() ` +
+    `SELECT ${inserted.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN date_trunc('second', "updateTime") END, 'synced', now() ` +
     `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
     `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = now() ` +
     `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +

@@ -62,6 +62,14 @@ t.test('pending pages bounded by count and by bytes cover every pending record o
     'a record larger than the bound still goes, alone',
   )
   t.equal(oneByte.length, rows.length)
+
+  // Writes within one second, in an order other than their ids': the pages follow the instants to
+  // the millisecond (the items carry them to the second only).
+  await pool.query(
+    `UPDATE monitor_equip SET "updateTime" = date_trunc('second', now()) + (30 - substr(id, 9)::int) * interval '1 millisecond'`,
+  )
+  const sameSecond = (await pool.query(`SELECT id FROM monitor_equip ORDER BY "updateTime", id`)).rows.map((row) => row.id)
+  t.same((await pages(5, 1 << 30)).flat(), sameSecond, 'every record once, in push order, within one second')
 })
 
 t.test('pages pushed at once: children after their parents, attachments after their records, the latest versions', async (t) => {
