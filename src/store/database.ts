@@ -26,6 +26,11 @@ export function statementName(sql: string): string {
   return `s-${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`
 }
 
+/** A statement text as a prepared statement (its name from statementName). */
+export function prepared(text: string): { name: string; text: string } {
+  return { name: statementName(text), text }
+}
+
 export interface Database {
   pool: pg.Pool
   prisma: Prisma

@@ -10,7 +10,7 @@
 //   listed.
 import type pg from 'pg'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { statementName } from './database.ts'
+import { prepared } from './database.ts'
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { quote } from './sql-text.ts'
@@ -65,10 +65,7 @@ export class ParkStore {
   constructor(options: { pool: pg.Pool; registry: ResourceRegistry }) {
     this.pool = options.pool
     this.registry = options.registry
-    for (const resource of options.registry.all) {
-      const text = applyPageSql(resource)
-      this.applySql.set(resource.key, { name: statementName(text), text })
-    }
+    for (const resource of options.registry.all) this.applySql.set(resource.key, prepared(applyPageSql(resource)))
   }
 
   /**

@@ -5,7 +5,7 @@ import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { literal, quote } from './sql-text.ts'
 import type { ApiRecord, ResourceStore } from './resource-store.ts'
-import { statementName } from './database.ts'
+import { prepared } from './database.ts'
 
 export interface SyncCounts {
   resource: string
@@ -116,7 +116,7 @@ export class SyncStore {
           `SELECT ${literal(target.table)}::text AS "table" WHERE EXISTS (SELECT 1 FROM ${quote(target.table)} WHERE sync_status = 'pending')`,
       )
       .join(' UNION ALL ')
-    const { rows } = await this.pool.query({ name: statementName(text), text })
+    const { rows } = await this.pool.query(prepared(text))
     return new Set(rows.map((row) => row.table as string))
   }
 
@@ -169,7 +169,7 @@ export class SyncStore {
   async hasPending(resources: ResourceDef[]): Promise<boolean> {
     const sql = resources.map((resource) => `SELECT 1 FROM ${quote(resource.table)} WHERE sync_status = 'pending'`).join(' UNION ALL ')
     const text = `SELECT EXISTS (${sql}) AS pending`
-    const { rows } = await this.pool.query({ name: statementName(text), text })
+    const { rows } = await this.pool.query(prepared(text))
     return rows[0].pending
   }
 
@@ -197,7 +197,7 @@ export class SyncStore {
       .join(' UNION ALL ')
     // Planning this union of every table cost more than running it (10 ms and more): a statement
     // without parameters, prepared, is planned once per connection.
-    const { rows } = await this.pool.query({ name: statementName(text), text })
+    const { rows } = await this.pool.query(prepared(text))
     return rows.map(({ syncedCounted, syncedEstimated, ...counts }) => {
       const syncedExact = syncedCounted !== null && syncedCounted <= SYNCED_EXACT_LIMIT
       return { ...counts, synced: syncedExact ? syncedCounted : Math.max(syncedEstimated, SYNCED_EXACT_LIMIT + 1), syncedExact }
@@ -254,7 +254,7 @@ export class SyncStore {
       .join(' UNION ALL ')
     // Prepared and without parameters, as counts().
     const text = `SELECT coalesce(sum(n), 0)::int AS n FROM (${counted}) AS counted`
-    const { rows } = await this.pool.query({ name: statementName(text), text })
+    const { rows } = await this.pool.query(prepared(text))
     return rows[0].n
   }
 }
