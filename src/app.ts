@@ -2,6 +2,7 @@
 // concern is a named plugin under http/plugins/ that declares what it depends on (Fastify refuses
 // to register one before its dependencies); the operations are generic over the resource registry.
 import { randomUUID } from 'node:crypto'
+import pino from 'pino'
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import { AuthState } from './auth/auth-state.ts'
@@ -68,7 +69,10 @@ export interface App {
 
 function createFastify(config: Config, logger: AppOptions['logger'], compiles: CompileOnFirstUse): FastifyInstance {
   return Fastify({
-    logger: logger ?? { level: config.logLevel },
+    // Lines are written asynchronously: a write in flight gathers the lines logged meanwhile into
+    // one system call (a synchronous write per request line cost 5–20 % of a write's throughput);
+    // pino flushes what is left when the process exits.
+    logger: logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
     bodyLimit: config.bodyLimit,
     // Slow or silent clients hold nothing for long.
     requestTimeout: config.requestTimeoutMs,
