@@ -234,7 +234,7 @@ export type paths = {
         put?: never;
         /**
          * Enterprises of the park
-         * @description Park edition (403/2003 on the enterprise edition); roles `admin`, `operator`, `viewer`. For each enterprise, each `companyCode` with an `enterprise` account or with records on the park: its accounts, the time of its last push, and per resource the live records and tombstones the park holds. Takes no body or `{}`.
+         * @description Park edition (403/2003 on the enterprise edition); roles `admin`, `operator`, `viewer`. For each enterprise, each `companyCode` with an `enterprise` account or with records on the park: its accounts, the time of its last push, and per resource the live records and tombstones the park holds (exact counts, kept as records are written: the overview costs the same whatever the park holds). Takes no body or `{}`.
          */
         post: operations["systemEnterpriseList"];
         delete?: never;
@@ -3049,9 +3049,9 @@ export type components = {
         Page: {
             /** @description The records of this page: an array of the resource's records (each page envelope gives its type). */
             list: unknown;
-            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), and where the database's planner expects 100 000 matches or more, its estimate without counting at all, so a page costs the same whatever the table's size. */
+            /** @description Number of live records matching, over all pages: counted exactly up to 10 000 matches; beyond that the database's estimate (then `totalExact` is false), and where the database's planner expects 100 000 matches or more, its estimate without counting at all, so a page costs the same whatever the table's size. On the park edition, one enterprise's records alone (the only condition `companyCode` `eq`, as in an `enterprise` account's list) have their exact total whatever its size: the park keeps each enterprise's count as records are written. */
             total: number;
-            /** @description true when `total` is an exact count (at most 10 000 matches), false when it is the database's estimate (always more than 10 000): when more than 10 000 matched, or when 100 000 or more were expected. */
+            /** @description true when `total` is exact (at most 10 000 matches, or on the park one enterprise's records alone, of any number), false when it is the database's estimate (always more than 10 000): when more than 10 000 matched, or when 100 000 or more were expected. */
             totalExact: boolean;
             /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
             pageNum: number;

@@ -6,7 +6,7 @@
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
 import { historyFields, historyInsert } from './history-sql.ts'
-import { quote } from './sql-text.ts'
+import { literal, quote } from './sql-text.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -34,6 +34,12 @@ export interface SearchQuery {
 export const EXACT_TOTAL_LIMIT = 10_000
 /** Where the planner expects this many matches or more, the total is its estimate: nothing is counted. */
 export const ESTIMATE_ONLY_FROM = 100_000
+
+/**
+ * How a page's total is had: the planner's estimate alone (nothing counted), counted up to
+ * EXACT_TOTAL_LIMIT + 1 matches, or the live records of one enterprise as the park keeps them.
+ */
+export type Total = 'estimated' | 'bounded' | { enterprise: string }
 
 /** The statements of one resource, prepared once. */
 export class ResourceTable {
@@ -151,18 +157,16 @@ export class ResourceTable {
   }
 
   /**
-   * `list` and `search`: one statement answering the page and (when `counted`) the total, counted
-   * by an uncorrelated sub-query that stops after EXACT_TOTAL_LIMIT + 1 matches (so its cost is
-   * bounded whatever the table's size). With a cursor the page starts after the cursor's record (keyset:
+   * `list` and `search`: one statement answering the page and (unless `estimated`) the total, by an
+   * uncorrelated sub-query: counted up to EXACT_TOTAL_LIMIT + 1 matches (so its cost is bounded
+   * whatever the table's size), or one enterprise's live records as the park keeps them. With a cursor the page starts after the cursor's record (keyset:
    * its cost does not grow with depth); otherwise at pageNum's offset.
    */
-  page(query: SearchQuery, counted: boolean): [string, unknown[]] {
+  page(query: SearchQuery, total: Total): [string, unknown[]] {
     const { keys, cursor } = query
     const values: unknown[] = []
     const where = this.where(query, values)
-    const bounded = !counted
-      ? 'NULL::int'
-      : `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
+    const bounded = total === 'estimated' ? 'NULL::int' : this.total(total, where, values)
     const after = cursor ? ` AND ${keysetAfter(keys, cursor, values)}` : ''
     const order = keys.map((key) => `${sortExpression(key)} ${key.desc ? 'DESC' : 'ASC'}`)
     values.push(query.pageSize)
@@ -176,14 +180,27 @@ export class ResourceTable {
     return [sql, values]
   }
 
-  /** The bounded total alone (a page past the end has no row to carry it). */
-  count(query: SearchQuery): [string, unknown[]] {
+  /** The total alone (a page past the end has no row to carry it). */
+  count(query: SearchQuery, total: Exclude<Total, 'estimated'>): [string, unknown[]] {
     const values: unknown[] = []
-    const where = this.where(query, values)
-    return [
-      `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching`,
-      values,
-    ]
+    // One enterprise's count names no condition (a parameter the statement does not use would have no type).
+    const where = total === 'bounded' ? this.where(query, values) : ''
+    return [`SELECT ${this.total(total, where, values)} AS total`, values]
+  }
+
+  /**
+   * The total of a page: counted up to EXACT_TOTAL_LIMIT + 1 matches, or (park edition) the live
+   * records of one enterprise, kept as they are written (park migration 073).
+   */
+  private total(total: Exclude<Total, 'estimated'>, where: string, values: unknown[]): string {
+    if (total === 'bounded') {
+      return `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
+    }
+    values.push(total.enterprise)
+    return (
+      `coalesce((SELECT live::int FROM park_record_count WHERE "table" = ${literal(this.resource.table)} ` +
+      `AND "companyCode" = $${values.length}::text), 0)`
+    )
   }
 
   /** The planner's estimate of the matches (asked only when there are more than EXACT_TOTAL_LIMIT). */

@@ -9,7 +9,7 @@ import { type Refusal, refusalsByConstraint, translateRefusal } from './constrai
 import { encodeCursor } from './cursor.ts'
 import { type Queryable, statementName } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
+import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery, type Total } from './resource-sql.ts'
 
 export type { ApiRecord, SearchQuery } from './resource-sql.ts'
 
@@ -41,9 +41,18 @@ export class ResourceStore {
   private readonly format: InstantFormatter
   /** The statements of fixed text, by their prepared statement's name: parsed and planned once per connection. */
   private readonly prepared: Map<string, string>
+  /** Park edition: the live records of each enterprise are counted as they are written (park migration 073). */
+  private readonly countsByEnterprise: boolean
 
-  constructor(options: { pool: pg.Pool; registry: ResourceRegistry; companyCode: string; format: InstantFormatter }) {
+  constructor(options: {
+    pool: pg.Pool
+    registry: ResourceRegistry
+    companyCode: string
+    format: InstantFormatter
+    countsByEnterprise?: boolean
+  }) {
     this.pool = options.pool
+    this.countsByEnterprise = options.countsByEnterprise ?? false
     this.companyCode = options.companyCode
     this.format = options.format
     this.tables = new Map(options.registry.all.map((resource) => [resource.key, new ResourceTable(resource)]))
@@ -125,19 +134,26 @@ export class ResourceStore {
   }
 
   /**
-   * A page of a valid search (domain/search.ts), with its bounded total and the cursor of the next
-   * page. The planner's estimate comes first: where it expects more than ESTIMATE_ONLY_FROM
-   * matches, nothing is counted (the estimate is the total); otherwise the page's statement counts
-   * up to EXACT_TOTAL_LIMIT + 1 matches.
+   * A page of a valid search (domain/search.ts), with its total and the cursor of the next page.
+   * On the park, one enterprise's records alone (`companyCode eq` and nothing else, as an
+   * enterprise account's list) have their exact total from the counts the park keeps. Otherwise
+   * the planner's estimate comes first: where it expects more than ESTIMATE_ONLY_FROM matches,
+   * nothing is counted (the estimate is the total); otherwise the page's statement counts up to
+   * EXACT_TOTAL_LIMIT + 1 matches.
    */
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
-    const [{ 'QUERY PLAN': plan }] = (await this.run(resource, {}, table.estimate(query))).rows
-    const planned = Math.round(plan[0].Plan['Plan Rows'])
-    const counted = planned < ESTIMATE_ONLY_FROM
-    const { rows } = await this.run(resource, {}, table.page(query, counted))
-    let total: number = !counted ? Infinity : (rows[0]?.__total ?? (await this.run(resource, {}, table.count(query))).rows[0].total)
-    const totalExact = total <= EXACT_TOTAL_LIMIT
+    const enterprise = this.countsByEnterprise ? enterpriseOnly(query) : undefined
+    let planned = 0
+    let way: Total = enterprise === undefined ? 'bounded' : { enterprise }
+    if (enterprise === undefined) {
+      const [{ 'QUERY PLAN': plan }] = (await this.run(resource, {}, table.estimate(query))).rows
+      planned = Math.round(plan[0].Plan['Plan Rows'])
+      if (planned >= ESTIMATE_ONLY_FROM) way = 'estimated'
+    }
+    const { rows } = await this.run(resource, {}, table.page(query, way))
+    let total: number = way === 'estimated' ? Infinity : (rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, way))).rows[0].total)
+    const totalExact = enterprise !== undefined || total <= EXACT_TOTAL_LIMIT
     if (!totalExact) total = Math.max(planned, EXACT_TOTAL_LIMIT + 1)
     const last = rows.length === query.pageSize ? rows[rows.length - 1] : undefined
     return {
@@ -176,6 +192,16 @@ export class ResourceStore {
       throw translateRefusal(this.refusals, resource, error, subject)
     }
   }
+}
+
+/** The enterprise whose records alone a search asks for (`companyCode eq`, and no other condition). */
+function enterpriseOnly(query: SearchQuery): string | undefined {
+  const [first] = query.conditions
+  if (first === undefined) return undefined
+  const company = (condition: SearchQuery['conditions'][number]) =>
+    condition.field.name === 'companyCode' && condition.op === 'eq' && typeof condition.value === 'string' ? condition.value : undefined
+  const named = company(first)
+  return named !== undefined && query.conditions.every((condition) => company(condition) === named) ? named : undefined
 }
 
 /** 23505: a unique index refused the row. */

@@ -87,6 +87,44 @@ async function assertParkHolds(t: { same(...args: any[]): unknown }, enterprise:
     holdings(park.databaseUrl, enterprise.companyCode),
   ])
   t.same(onPark, own, `${enterprise.companyCode}: ${message}`)
+  await assertCountsKept(t, enterprise, message)
+}
+
+/**
+ * The counts the park keeps as records are written (park migration 073) equal the rows it holds,
+ * per enterprise and resource, and a page of one enterprise's records has its exact total from them.
+ */
+async function assertCountsKept(t: { same(...args: any[]): unknown }, enterprise: Enterprise, message: string): Promise<void> {
+  const kept = await sql(
+    park.databaseUrl,
+    `SELECT "table", live::int, deleted::int FROM park_record_count WHERE "companyCode" = $1 AND "table" = ANY($2) AND (live <> 0 OR deleted <> 0) ORDER BY 1`,
+    [enterprise.companyCode, Object.values(TABLES)],
+  )
+  const held = await sql(
+    park.databaseUrl,
+    Object.values(TABLES)
+      .map(
+        (table) =>
+          `SELECT '${table}' AS "table", count(*) FILTER (WHERE live)::int AS live, count(*) FILTER (WHERE live IS NULL)::int AS deleted ` +
+          `FROM ${table} WHERE "companyCode" = $1 HAVING count(*) > 0`,
+      )
+      .join(' UNION ALL ') + ' ORDER BY 1',
+    [enterprise.companyCode],
+  )
+  t.same(kept, held, `${enterprise.companyCode}: the counts kept equal the records held (${message})`)
+  const page = await post(
+    `${park.url}/prevent/riskUnit/search`,
+    { conditions: [{ field: 'companyCode', op: 'eq', value: enterprise.companyCode }], pageSize: 1 },
+    parkToken,
+  )
+  const units = held.find((row) => row.table === 'risk_unit')?.live ?? 0
+  t.same({ total: page.data.total, totalExact: page.data.totalExact }, { total: units, totalExact: true }, `${enterprise.companyCode}: exact total`)
+  const beyond = await post(
+    `${park.url}/prevent/riskUnit/search`,
+    { conditions: [{ field: 'companyCode', op: 'eq', value: enterprise.companyCode }], pageNum: 100_000, pageSize: 1 },
+    parkToken,
+  )
+  t.same([beyond.data.list.length, beyond.data.total], [0, units], `${enterprise.companyCode}: the exact total on a page past the end`)
 }
 
 /** Adds, updates and deletes of risk units and events (same ids in every enterprise) until `until()`. */

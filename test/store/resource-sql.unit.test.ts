@@ -25,7 +25,7 @@ t.test('a search: conditions as bound parameters, a bounded total, the order wit
     ],
     orderBy: [{ field: 'riskUnitName', direction: 'asc' }],
   })
-  const [sql, values] = table.page(query, true)
+  const [sql, values] = table.page(query, 'bounded')
   t.match(sql, /^SELECT "id", /)
   t.match(
     sql,
@@ -34,8 +34,19 @@ t.test('a search: conditions as bound parameters, a bounded total, the order wit
   t.match(sql, new RegExp(`LIMIT ${EXACT_TOTAL_LIMIT + 1}\\) AS matching\\) AS "__total"`))
   t.match(sql, /ORDER BY "riskUnitName" COLLATE "C" ASC, "updateTime" DESC, "id" ASC LIMIT \$4 OFFSET \$5$/)
   t.same(values, ['%50\\%\\_off%', ['a', 'b'], 'm', 10, 20], 'like escapes % and _; the offset is (pageNum - 1) * pageSize')
-  t.match(table.page(query, false)[0], /NULL::int AS "__total"/, 'not counted: no count at all')
-  t.notMatch(table.page(query, false)[0], /count\(/)
+  t.match(table.page(query, 'estimated')[0], /NULL::int AS "__total"/, 'not counted: no count at all')
+  t.notMatch(table.page(query, 'estimated')[0], /count\(/)
+})
+
+t.test("one enterprise's records on the park: the total is the count the park keeps, nothing is counted", async (t) => {
+  const query = validSearch(unit, { conditions: [{ field: 'companyCode', op: 'eq', value: '320115042' }] })
+  const [sql, values] = table.page(query, { enterprise: '320115042' })
+  t.match(sql, /coalesce\(\(SELECT live::int FROM park_record_count WHERE "table" = 'risk_unit' AND "companyCode" = \$2::text\), 0\) AS "__total"/)
+  t.notMatch(sql, /count\(/)
+  t.same(values.slice(0, 2), ['320115042', '320115042'])
+  const [alone, bound] = table.count(query, { enterprise: '320115042' })
+  t.match(alone, /^SELECT coalesce\(\(SELECT live::int FROM park_record_count WHERE "table" = 'risk_unit' AND "companyCode" = \$1::text\), 0\) AS total$/)
+  t.same(bound, ['320115042'], 'the total alone (a page past the end) binds what it uses only')
 })
 
 t.test('equality keeps the column collation (its indexes apply); a cursor replaces the offset', async (t) => {
@@ -43,7 +54,7 @@ t.test('equality keeps the column collation (its indexes apply); a cursor replac
   const cursor = encodeCursor([new Date('2026-11-21T02:00:00Z'), 'RU-9'])
   const query = validSearch(unit, { after: cursor, conditions: [{ field: 'riskUnitName', op: 'eq', value: 'x' }] })
   t.same(query.keys, keys)
-  const [sql, values] = table.page(query, true)
+  const [sql, values] = table.page(query, 'bounded')
   t.match(sql, /"riskUnitName" = \$1::text/)
   t.match(
     sql,
@@ -63,7 +74,7 @@ t.test('unique fields compare in code-point order, the order of their indexes (m
     ],
     orderBy: [{ field: 'monitorCode' }],
   })
-  const [sql] = equip.page(query, false)
+  const [sql] = equip.page(query, 'estimated')
   t.match(sql, /"monitorCode" COLLATE "C" = \$1::text AND "monitorCode" COLLATE "C" = ANY\(\$2::text\[\]\) AND "monitorName" = \$3::text/)
   t.match(sql, /ORDER BY "monitorCode" COLLATE "C" ASC, /)
   t.match(equip.conflict({ id: 'a', monitorCode: 'MC-1' })[0], /"monitorCode" COLLATE "C" = \$2/)
