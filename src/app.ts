@@ -227,7 +227,13 @@ function businessOperations(
   },
 ) {
   const { config, pool, registry, format, compiles, document } = options
-  const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format, countsByEnterprise: config.edition === 'park' })
+  const store = new ResourceStore({
+    pool,
+    registry,
+    companyCode: config.companyCode,
+    format,
+    countsByEnterprise: config.edition === 'park',
+  })
   const sync = new SyncStore({ pool, store, registry })
   // One pg-boss for the process: the push's retries and schedules, housekeeping, history retention.
   const background = new Background({ databaseUrl: config.databaseUrl, log: app.log, superviseSeconds: config.push.superviseSeconds })

@@ -152,7 +152,8 @@ export class ResourceStore {
       if (planned >= ESTIMATE_ONLY_FROM) way = 'estimated'
     }
     const { rows } = await this.run(resource, {}, table.page(query, way))
-    let total: number = way === 'estimated' ? Infinity : (rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, way))).rows[0].total)
+    let total: number =
+      way === 'estimated' ? Infinity : (rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, way))).rows[0].total)
     const totalExact = enterprise !== undefined || total <= EXACT_TOTAL_LIMIT
     if (!totalExact) total = Math.max(planned, EXACT_TOTAL_LIMIT + 1)
     const last = rows.length === query.pageSize ? rows[rows.length - 1] : undefined

@@ -118,7 +118,11 @@ async function assertCountsKept(t: { same(...args: any[]): unknown }, enterprise
     parkToken,
   )
   const units = held.find((row) => row.table === 'risk_unit')?.live ?? 0
-  t.same({ total: page.data.total, totalExact: page.data.totalExact }, { total: units, totalExact: true }, `${enterprise.companyCode}: exact total`)
+  t.same(
+    { total: page.data.total, totalExact: page.data.totalExact },
+    { total: units, totalExact: true },
+    `${enterprise.companyCode}: exact total`,
+  )
   const beyond = await post(
     `${park.url}/prevent/riskUnit/search`,
     { conditions: [{ field: 'companyCode', op: 'eq', value: enterprise.companyCode }], pageNum: 100_000, pageSize: 1 },

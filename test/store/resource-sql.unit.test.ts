@@ -41,11 +41,17 @@ t.test('a search: conditions as bound parameters, a bounded total, the order wit
 t.test("one enterprise's records on the park: the total is the count the park keeps, nothing is counted", async (t) => {
   const query = validSearch(unit, { conditions: [{ field: 'companyCode', op: 'eq', value: '320115042' }] })
   const [sql, values] = table.page(query, { enterprise: '320115042' })
-  t.match(sql, /coalesce\(\(SELECT live::int FROM park_record_count WHERE "table" = 'risk_unit' AND "companyCode" = \$2::text\), 0\) AS "__total"/)
+  t.match(
+    sql,
+    /coalesce\(\(SELECT live::int FROM park_record_count WHERE "table" = 'risk_unit' AND "companyCode" = \$2::text\), 0\) AS "__total"/,
+  )
   t.notMatch(sql, /count\(/)
   t.same(values.slice(0, 2), ['320115042', '320115042'])
   const [alone, bound] = table.count(query, { enterprise: '320115042' })
-  t.match(alone, /^SELECT coalesce\(\(SELECT live::int FROM park_record_count WHERE "table" = 'risk_unit' AND "companyCode" = \$1::text\), 0\) AS total$/)
+  t.match(
+    alone,
+    /^SELECT coalesce\(\(SELECT live::int FROM park_record_count WHERE "table" = 'risk_unit' AND "companyCode" = \$1::text\), 0\) AS total$/,
+  )
   t.same(bound, ['320115042'], 'the total alone (a page past the end) binds what it uses only')
 })
 
