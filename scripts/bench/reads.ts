@@ -96,6 +96,8 @@ function monitorEquipReads(rows: number, after: string | undefined, deepPage: nu
   const middle = Math.floor(rows / 2)
   const selective = `储罐${Math.floor(middle / 6)}#`
   const search = (conditions: unknown[]) => ({ pageNum: 1, pageSize: 20, conditions })
+  // Record i (1 to rows) belongs to enterprise 320115000 + i % 100 (fill.ts).
+  const oneEnterprise = rows >= 42 ? Math.floor((rows - 42) / 100) + 1 : 0
   return [
     { what: 'list page 1 (20 records)', path: `${path}/list`, body: { pageNum: 1, pageSize: 20 }, target: 20, check: count(20) },
     {
@@ -142,11 +144,21 @@ function monitorEquipReads(rows: number, after: string | undefined, deepPage: nu
     ...(park
       ? [
           {
-            what: 'search eq companyCode (one enterprise of 100)',
+            what: 'search eq companyCode (one enterprise of 100, its exact total)',
             path: `${path}/search`,
             body: search([{ field: 'companyCode', op: 'eq', value: '320115042' }]),
             target: 5,
-            check: count(20),
+            check: (data: any) =>
+              data?.total === oneEnterprise && data.totalExact === true && data.list.length === 20
+                ? undefined
+                : `total ${data?.total} (exact: ${data?.totalExact}), expected ${oneEnterprise}, exact`,
+          },
+          {
+            what: '/system/enterprise/list (100 enterprises, their records counted)',
+            path: '/system/enterprise/list',
+            body: {},
+            target: 20,
+            check: (data: any) => (data?.list?.length === 100 ? undefined : `${data?.list?.length} enterprises, expected 100`),
           },
         ]
       : [
