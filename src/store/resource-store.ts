@@ -9,7 +9,7 @@ import { type Refusal, refusalsByConstraint, translateRefusal } from './constrai
 import { encodeCursor } from './cursor.ts'
 import { type Queryable, statementName } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery, type Total } from './resource-sql.ts'
+import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
 
 export type { ApiRecord, SearchQuery } from './resource-sql.ts'
 
@@ -135,31 +135,46 @@ export class ResourceStore {
 
   /**
    * A page of a valid search (domain/search.ts), with its total and the cursor of the next page.
-   * On the park, one enterprise's records alone (`companyCode eq` and nothing else, as an
-   * enterprise account's list) have their exact total from the counts the park keeps. Otherwise
-   * the planner's estimate comes first: where it expects more than ESTIMATE_ONLY_FROM matches,
-   * nothing is counted (the estimate is the total); otherwise the page's statement counts up to
-   * EXACT_TOTAL_LIMIT + 1 matches.
+   * - On the park, one enterprise's records alone (`companyCode eq` and nothing else, as an
+   *   enterprise account's list) have their exact total from the counts the park keeps: one statement.
+   * - Otherwise the page (nothing counted) and the planner's estimate are asked at once, on two
+   *   connections. A page by pageNum that is not full tells the exact total itself (every match is
+   *   on it or before it), up to EXACT_TOTAL_LIMIT. Where the planner expects ESTIMATE_ONLY_FROM
+   *   matches or more, the estimate is the total. Otherwise the page is asked again with its total
+   *   counted up to EXACT_TOTAL_LIMIT + 1 matches in the same statement (the same snapshot).
    */
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
     const enterprise = this.countsByEnterprise ? enterpriseOnly(query) : undefined
-    let planned = 0
-    let way: Total = enterprise === undefined ? 'bounded' : { enterprise }
-    if (enterprise === undefined) {
-      const [{ 'QUERY PLAN': plan }] = (await this.run(resource, {}, table.estimate(query))).rows
-      planned = Math.round(plan[0].Plan['Plan Rows'])
-      if (planned >= ESTIMATE_ONLY_FROM) way = 'estimated'
+    if (enterprise !== undefined) {
+      const way = { enterprise }
+      const { rows } = await this.run(resource, {}, table.page(query, way))
+      const total = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, way))).rows[0].total
+      return this.pageOf(resource, query, rows, total, true)
     }
-    const { rows } = await this.run(resource, {}, table.page(query, way))
-    let total: number =
-      way === 'estimated' ? Infinity : (rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, way))).rows[0].total)
-    const totalExact = enterprise !== undefined || total <= EXACT_TOTAL_LIMIT
-    if (!totalExact) total = Math.max(planned, EXACT_TOTAL_LIMIT + 1)
+    const [estimate, uncounted] = await Promise.all([
+      this.run(resource, {}, table.estimate(query)),
+      this.run(resource, {}, table.page(query, 'estimated')),
+    ])
+    const planned = Math.round(estimate.rows[0]['QUERY PLAN'][0].Plan['Plan Rows'])
+    const before = query.cursor ? undefined : (query.pageNum - 1) * query.pageSize
+    const seen = uncounted.rows.length
+    if (before !== undefined && seen < query.pageSize && (seen > 0 || before === 0) && before + seen <= EXACT_TOTAL_LIMIT) {
+      return this.pageOf(resource, query, uncounted.rows, before + seen, true)
+    }
+    if (planned >= ESTIMATE_ONLY_FROM) return this.pageOf(resource, query, uncounted.rows, planned, false)
+    const { rows } = await this.run(resource, {}, table.page(query, 'bounded'))
+    const counted: number = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, 'bounded'))).rows[0].total
+    const exact = counted <= EXACT_TOTAL_LIMIT
+    return this.pageOf(resource, query, rows, exact ? counted : Math.max(planned, EXACT_TOTAL_LIMIT + 1), exact)
+  }
+
+  private pageOf(resource: ResourceDef, query: SearchQuery, rows: Record<string, unknown>[], total: number, totalExact: boolean): Page {
     const last = rows.length === query.pageSize ? rows[rows.length - 1] : undefined
     return {
       list: rows.map((row) => this.toApi(resource, row)),
-      total,
+      // An estimate is never below what exact counting stops at.
+      total: totalExact ? total : Math.max(total, EXACT_TOTAL_LIMIT + 1),
       totalExact,
       pageNum: query.pageNum,
       pageSize: query.pageSize,
