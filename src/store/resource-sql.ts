@@ -35,11 +35,8 @@ export const EXACT_TOTAL_LIMIT = 10_000
 /** Where the planner expects this many matches or more, the total is its estimate: nothing is counted. */
 export const ESTIMATE_ONLY_FROM = 100_000
 
-/**
- * How a page's total is had: the planner's estimate alone (nothing counted), counted up to
- * EXACT_TOTAL_LIMIT + 1 matches, or the live records of one enterprise as the park keeps them.
- */
-export type Total = 'estimated' | 'bounded' | { enterprise: string }
+/** How a total is had: counted up to EXACT_TOTAL_LIMIT + 1 matches, or the live records of one enterprise as the park keeps them. */
+export type Total = 'bounded' | { enterprise: string }
 
 /** The statements of one resource, prepared once. */
 export class ResourceTable {
@@ -157,16 +154,15 @@ export class ResourceTable {
   }
 
   /**
-   * `list` and `search`: one statement answering the page and (unless `estimated`) the total, by an
-   * uncorrelated sub-query: counted up to EXACT_TOTAL_LIMIT + 1 matches (so its cost is bounded
-   * whatever the table's size), or one enterprise's live records as the park keeps them. With a cursor the page starts after the cursor's record (keyset:
+   * `list` and `search`: one statement answering the page and, with `enterprise`, its total (the
+   * live records of that enterprise, as the park keeps them). With a cursor the page starts after the cursor's record (keyset:
    * its cost does not grow with depth); otherwise at pageNum's offset.
    */
-  page(query: SearchQuery, total: Total): [string, unknown[]] {
+  page(query: SearchQuery, enterprise?: string): [string, unknown[]] {
     const { keys, cursor } = query
     const values: unknown[] = []
     const where = this.where(query, values)
-    const bounded = total === 'estimated' ? 'NULL::int' : this.total(total, where, values)
+    const bounded = enterprise === undefined ? 'NULL::int' : this.total({ enterprise }, where, values)
     const after = cursor ? ` AND ${keysetAfter(keys, cursor, values)}` : ''
     const order = keys.map((key) => `${sortExpression(key)} ${key.desc ? 'DESC' : 'ASC'}`)
     values.push(query.pageSize)
@@ -180,8 +176,11 @@ export class ResourceTable {
     return [sql, values]
   }
 
-  /** The total alone (a page past the end has no row to carry it). */
-  count(query: SearchQuery, total: Exclude<Total, 'estimated'>): [string, unknown[]] {
+  /**
+   * The total alone: counted by an uncorrelated sub-query that stops after EXACT_TOTAL_LIMIT + 1
+   * matches (so its cost is bounded whatever the table's size), or one enterprise's as the park keeps it.
+   */
+  count(query: SearchQuery, total: Total): [string, unknown[]] {
     const values: unknown[] = []
     // One enterprise's count names no condition (a parameter the statement does not use would have no type).
     const where = total === 'bounded' ? this.where(query, values) : ''
@@ -192,7 +191,7 @@ export class ResourceTable {
    * The total of a page: counted up to EXACT_TOTAL_LIMIT + 1 matches, or (park edition) the live
    * records of one enterprise, kept as they are written (park migration 073).
    */
-  private total(total: Exclude<Total, 'estimated'>, where: string, values: unknown[]): string {
+  private total(total: Total, where: string, values: unknown[]): string {
     if (total === 'bounded') {
       return `(SELECT count(*)::int FROM (SELECT 1 FROM ${quote(this.resource.table)} WHERE ${where} LIMIT ${EXACT_TOTAL_LIMIT + 1}) AS matching)`
     }

@@ -140,21 +140,21 @@ export class ResourceStore {
    * - Otherwise the page (nothing counted) and the planner's estimate are asked at once, on two
    *   connections. A page by pageNum that is not full tells the exact total itself (every match is
    *   on it or before it), up to EXACT_TOTAL_LIMIT. Where the planner expects ESTIMATE_ONLY_FROM
-   *   matches or more, the estimate is the total. Otherwise the page is asked again with its total
-   *   counted up to EXACT_TOTAL_LIMIT + 1 matches in the same statement (the same snapshot).
+   *   matches or more, the estimate is the total. Otherwise the matches are counted, up to
+   *   EXACT_TOTAL_LIMIT + 1, by a statement of their own (asking for the page again with its count
+   *   cost a second page: 7 → 14 ms for 1 000 failed records among 1 000 000).
    */
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
     const enterprise = this.countsByEnterprise ? enterpriseOnly(query) : undefined
     if (enterprise !== undefined) {
-      const way = { enterprise }
-      const { rows } = await this.run(resource, {}, table.page(query, way))
-      const total = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, way))).rows[0].total
+      const { rows } = await this.run(resource, {}, table.page(query, enterprise))
+      const total = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, { enterprise }))).rows[0].total
       return this.pageOf(resource, query, rows, total, true)
     }
     const [estimate, uncounted] = await Promise.all([
       this.run(resource, {}, table.estimate(query)),
-      this.run(resource, {}, table.page(query, 'estimated')),
+      this.run(resource, {}, table.page(query)),
     ])
     const planned = Math.round(estimate.rows[0]['QUERY PLAN'][0].Plan['Plan Rows'])
     const before = query.cursor ? undefined : (query.pageNum - 1) * query.pageSize
@@ -163,10 +163,9 @@ export class ResourceStore {
       return this.pageOf(resource, query, uncounted.rows, before + seen, true)
     }
     if (planned >= ESTIMATE_ONLY_FROM) return this.pageOf(resource, query, uncounted.rows, planned, false)
-    const { rows } = await this.run(resource, {}, table.page(query, 'bounded'))
-    const counted: number = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, 'bounded'))).rows[0].total
+    const counted: number = (await this.run(resource, {}, table.count(query, 'bounded'))).rows[0].total
     const exact = counted <= EXACT_TOTAL_LIMIT
-    return this.pageOf(resource, query, rows, exact ? counted : Math.max(planned, EXACT_TOTAL_LIMIT + 1), exact)
+    return this.pageOf(resource, query, uncounted.rows, exact ? counted : planned, exact)
   }
 
   private pageOf(resource: ResourceDef, query: SearchQuery, rows: Record<string, unknown>[], total: number, totalExact: boolean): Page {
