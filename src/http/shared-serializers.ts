@@ -26,7 +26,6 @@ export function sharedSerializers(compiles: CompileOnFirstUse): Factory {
     return (route) =>
       compiles.serializer(() => {
         const split = splitNullableData(route.schema)
-        process.stderr.write(`split ${route.url} ${route.httpStatus} ${Boolean(split)} ${JSON.stringify(route.schema).slice(0, 150)}\n`)
         if (!split) return shared(route)
         // Each shape its own serializer, chosen by the answer itself.
         const withData = shared({ ...route, schema: split.withData })

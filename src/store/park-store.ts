@@ -163,8 +163,8 @@ export class ParkStore {
     for (const row of pushes.rows) of(row.companyCode).lastPushTime = row.lastPushTime
     for (const row of records.rows) {
       const resource = tables.get(row.table)
-      const counted = of(row.companyCode).resources.find((entry) => entry.resource === resource)
-      if (!counted) continue
+      if (resource === undefined) continue
+      const counted = of(row.companyCode).resources.find((entry) => entry.resource === resource)!
       counted.live = row.live
       counted.deleted = row.deleted
     }

@@ -155,8 +155,8 @@ export class ResourceTable {
 
   /**
    * `list` and `search`: one statement answering the page and, with `enterprise`, its total (the
-   * live records of that enterprise, as the park keeps them). With a cursor the page starts after the cursor's record (keyset:
-   * its cost does not grow with depth); otherwise at pageNum's offset.
+   * live records of that enterprise, as the park keeps them). With a cursor the page starts after
+   * the cursor's record (keyset: its cost does not grow with depth); otherwise at pageNum's offset.
    */
   page(query: SearchQuery, enterprise?: string): [string, unknown[]] {
     const { keys, cursor } = query
