@@ -33,7 +33,12 @@ export const settings = {
   seconds: setting('BENCH_SECONDS', 10, 1),
   connections: Math.round(setting('BENCH_CONNECTIONS', 64, 1)),
   rounds: Math.round(setting('BENCH_ROUNDS', 2, 1)),
-  warmupSeconds: setting('BENCH_WARMUP_SECONDS', 2, 0),
+  /**
+   * Seconds of load before the measured runs, per load. The service's CPU per request keeps falling
+   * for 10–20 s of load (0.6–0.7 → 0.4–0.5 ms in A/B runs), the bare baseline's within a few: with
+   * 2 s, each run's first round paired a cold service with a warm baseline.
+   */
+  warmupSeconds: setting('BENCH_WARMUP_SECONDS', 10, 0),
   /** Records of the enterprise's generated tables (reads). */
   rows: Math.round(setting('BENCH_ROWS', 1_000_000, 1_000)),
   /** Records of the park's generated table (park reads). */
