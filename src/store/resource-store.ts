@@ -15,7 +15,7 @@ export type { ApiRecord, SearchQuery } from './resource-sql.ts'
 
 export interface Page {
   list: ApiRecord[]
-  /** Exact up to EXACT_TOTAL_LIMIT matches; beyond it (or where the planner expects ESTIMATE_ONLY_FROM or more) its estimate (totalExact false). */
+  /** Exact up to EXACT_TOTAL_LIMIT matches (on the park, one enterprise's records alone: exact at any size); beyond it (or where the planner expects ESTIMATE_ONLY_FROM or more) its estimate (totalExact false). */
   total: number
   totalExact: boolean
   pageNum: number
