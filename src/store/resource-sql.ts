@@ -45,6 +45,7 @@ export class ResourceTable {
   private readonly selectList: string
   private readonly insertSql: string
   private readonly insertOrNothingSql: string
+  private readonly insertManySql: string
   private readonly conflictSql: string
   private readonly getSql: string
   private readonly deleteSql: string
@@ -70,6 +71,12 @@ export class ResourceTable {
       `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2})`
     this.insertSql = insert
     this.insertOrNothingSql = `${insert} ON CONFLICT DO NOTHING`
+    // Several adds at once (store/gathered-writes.ts): the same rows, read from one JSON array
+    // whose items hold each record's fields as bound alone and its author (`__by`).
+    const definition = [...resource.fields.map((field) => `${quote(field.name)} ${SCALAR_TYPES[field.kind]}`), '__by text']
+    this.insertManySql =
+      `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
+      `SELECT ${names.map(quote).join(', ')}, $2, now(), now(), __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} COLLATE "C" = $${i + 2}) AS ${quote('unique:' + field)}`,
@@ -87,7 +94,7 @@ export class ResourceTable {
 
   /** The statements whose text never changes (prepared once per connection by the store). */
   fixedStatements(): string[] {
-    return [this.insertSql, this.insertOrNothingSql, this.conflictSql, this.getSql, this.findSql, this.deleteSql]
+    return [this.insertSql, this.insertOrNothingSql, this.insertManySql, this.conflictSql, this.getSql, this.findSql, this.deleteSql]
   }
 
   /** The insert of a new record; `orNothing` (in a transaction): a conflict inserts nothing instead of failing. */
@@ -96,6 +103,16 @@ export class ResourceTable {
       orNothing ? this.insertOrNothingSql : this.insertSql,
       [...this.resource.fields.map((field) => this.bind(field.name, record[field.name] ?? null)), companyCode, userName],
     ]
+  }
+
+  /** The inserts of several new records in one statement, each row as its own insert writes it. */
+  insertMany(added: { record: ApiRecord; userName: string }[], companyCode: string): [string, unknown[]] {
+    const items = added.map(({ record, userName }) => {
+      const item: ApiRecord = { __by: userName }
+      for (const field of this.resource.fields) item[field.name] = this.bind(field.name, record[field.name] ?? null)
+      return item
+    })
+    return [this.insertManySql, [JSON.stringify(items), companyCode]]
   }
 
   /** A value as stored: instants to the second. */

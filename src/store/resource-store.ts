@@ -7,6 +7,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type Refusal, refusalsByConstraint, translateRefusal } from './constraints.ts'
 import { encodeCursor } from './cursor.ts'
+import { GatheredWrites } from './gathered-writes.ts'
 import { type Queryable, statementName } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
@@ -30,6 +31,31 @@ export interface WriteContext {
   db?: Queryable
 }
 
+/** An add as gathered with others: the record and its author. */
+interface Added {
+  record: ApiRecord
+  userName: string
+}
+
+/**
+ * Adds of one table run at once outside a transaction; more wait and go together. Alone, an add
+ * runs at once; under load each statement carries the adds that arrived meanwhile.
+ */
+const GATHERED_ADDS_AT_ONCE = 4
+/** The most adds one statement carries, and the most characters of their values. */
+const GATHERED_ADDS_MOST = 200
+const GATHERED_ADDS_MOST_CHARACTERS = 1_000_000
+
+/** About the length of a record's values in JSON (its strings' lengths, a few characters per other value). */
+function approximateLength(record: ApiRecord): number {
+  let length = 0
+  for (const key in record) {
+    const value = record[key]
+    length += key.length + (typeof value === 'string' ? value.length : 8) + 4
+  }
+  return length
+}
+
 /** A write with an expected version found the record at another one (optimistic concurrency). */
 export class VersionConflict extends Error {}
 
@@ -43,6 +69,8 @@ export class ResourceStore {
   private readonly prepared: Map<string, string>
   /** Park edition: the live records of each enterprise are counted as they are written (park migration 073). */
   private readonly countsByEnterprise: boolean
+  /** The adds of each table outside a transaction (store/gathered-writes.ts). */
+  private readonly gathered = new Map<ResourceTable, GatheredWrites<Added>>()
 
   constructor(options: {
     pool: pg.Pool
@@ -88,12 +116,29 @@ export class ResourceStore {
       return (await this.run(resource, record, table.insert(record, this.companyCode, context.userName, true), context.db)).rowCount === 1
     }
     try {
-      await this.run(resource, record, table.insert(record, this.companyCode, context.userName), undefined, true)
+      await this.adds(table).run({ record, userName: context.userName })
       return true
     } catch (error) {
       if (isUniqueViolation(error)) return false
-      throw error
+      throw translateRefusal(this.refusals, resource, error, record)
     }
+  }
+
+  /** The adds of a table outside a transaction: alone, or under load several in one statement. */
+  private adds(table: ResourceTable): GatheredWrites<Added> {
+    let adds = this.gathered.get(table)
+    if (!adds) {
+      adds = new GatheredWrites<Added>({
+        concurrency: GATHERED_ADDS_AT_ONCE,
+        most: GATHERED_ADDS_MOST,
+        mostSize: GATHERED_ADDS_MOST_CHARACTERS,
+        size: ({ record }) => approximateLength(record),
+        alone: async ({ record, userName }) => void (await this.query(this.pool, table.insert(record, this.companyCode, userName))),
+        together: async (added) => void (await this.query(this.pool, table.insertMany(added, this.companyCode))),
+      })
+      this.gathered.set(table, adds)
+    }
+    return adds
   }
 
   /** The live record with its version, or undefined. */
@@ -191,21 +236,24 @@ export class ResourceStore {
     return record
   }
 
-  /** One statement: the database's refusals of `subject` (what it writes) become business errors (a unique violation stays one when `keepUniqueViolation`). */
+  /** One statement: the database's refusals of `subject` (what it writes) become business errors. */
   private async run(
     resource: ResourceDef,
     subject: ApiRecord,
     [sql, values]: [string, unknown[]],
     db: Queryable = this.pool,
-    keepUniqueViolation = false,
   ): Promise<pg.QueryResult> {
-    const name = this.prepared.get(sql)
     try {
-      return await (name ? db.query({ name, text: sql, values }) : db.query(sql, values))
+      return await this.query(db, [sql, values])
     } catch (error) {
-      if (keepUniqueViolation && isUniqueViolation(error)) throw error
       throw translateRefusal(this.refusals, resource, error, subject)
     }
+  }
+
+  /** One statement as it is (a statement of fixed text by its prepared statement). */
+  private query(db: Queryable, [sql, values]: [string, unknown[]]): Promise<pg.QueryResult> {
+    const name = this.prepared.get(sql)
+    return name ? db.query({ name, text: sql, values }) : db.query(sql, values)
   }
 }
 
