@@ -5,7 +5,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { MAIN, MAIN_V8_FLAGS } from '../dev/editions.ts'
+import { MAIN, MAIN_V8_FLAGS, mainEnv } from '../dev/editions.ts'
 import { freePort } from '../dev/ports.ts'
 import { fail, note } from './common.ts'
 import { settings } from './settings.ts'
@@ -100,10 +100,10 @@ export async function startEdition(
     ...(options.raisedLimits ? { RATE_LIMIT_MAX: '1000000000', RATE_LIMIT_LOGIN_MAX: '100000' } : {}),
     ...options.extra,
   })
-  // As `npm start` runs it (its V8 heap settings included).
+  // As `npm start` runs it (its V8 heap settings and malloc's arenas included).
   const child = spawn(process.execPath, [...MAIN_V8_FLAGS, ...execArgv(name), MAIN], {
     cwd: path.resolve(import.meta.dirname, '..', '..'),
-    env,
+    env: mainEnv(env),
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   })
   const proc: Proc = { name, url: `http://127.0.0.1:${port}`, pid: child.pid!, child, stopping: false, stderr: [] }
