@@ -13,15 +13,8 @@ import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resou
 import { prepared } from './database.ts'
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import type { ApiRecord } from './resource-store.ts'
+import { SCALAR_TYPES } from './resource-sql.ts'
 import { quote } from './sql-text.ts'
-
-const SQL_TYPES: Record<FieldDef['kind'], string> = {
-  string: 'text',
-  number: 'double precision',
-  integer: 'integer',
-  instant: 'timestamptz',
-  date: 'date',
-}
 
 /** The server-kept fields a push carries (besides version and deleted). */
 const PUSHED_SERVER_FIELDS: FieldDef[] = [
@@ -181,7 +174,7 @@ function applyPageSql(resource: ResourceDef): string {
   const table = quote(resource.table)
   const fields = [...resource.fields, ...PUSHED_SERVER_FIELDS]
   const columns = fields.map((field) => quote(field.name))
-  const definition = [...fields.map((field) => `${quote(field.name)} ${SQL_TYPES[field.kind]}`), 'version bigint', 'deleted boolean']
+  const definition = [...fields.map((field) => `${quote(field.name)} ${SCALAR_TYPES[field.kind]}`), 'version bigint', 'deleted boolean']
   // Instants kept to the second, as the service writes them back (a fraction sent is dropped).
   const inserted = fields.map((field) => (field.kind === 'instant' ? `date_trunc('second', ${quote(field.name)})` : quote(field.name)))
   const updated = [...columns.filter((column) => column !== '"id"' && column !== '"companyCode"'), 'version', 'live', '"deleteTime"']

@@ -267,7 +267,8 @@ export class ResourceTable {
 
 const OPERATORS: Record<Comparison, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
 
-const SCALAR_TYPES: Record<FieldDef['kind'], string> = {
+/** The SQL type of each kind of field (a bound value's cast, a JSON record's column). */
+export const SCALAR_TYPES: Record<FieldDef['kind'], string> = {
   string: 'text',
   number: 'double precision',
   integer: 'integer',
