@@ -9,7 +9,7 @@ import type { JWT, VerifyOptions } from '@fastify/jwt'
 import { BusinessError, Code } from '../errors.ts'
 import type { Prisma } from '../store/database.ts'
 import { AUTH_CHANNEL, type AuthState, roleOf, type UserState } from './auth-state.ts'
-import { hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'
+import { hashIsOutdated, hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'
 
 export const LOGIN_TOKEN_SECONDS = 30 * 24 * 3600
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600
@@ -102,12 +102,22 @@ export class AuthService {
     const user = await this.prisma.appUser.findUnique({ where: { userName } })
     const matches = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH)
     if (!user || !matches || !user.enabled) throw new BusinessError(Code.loginFailed, 'wrong user name or password')
+    if (hashIsOutdated(user.passwordHash)) await this.storeAtTodaysCost(user.id, user.passwordHash, password)
     const sid = randomUUID()
     return {
       token: this.sign(user.id, 'access', sid, user.tokenGeneration, LOGIN_TOKEN_SECONDS),
       refresh_token: this.sign(user.id, 'refresh', sid, user.tokenGeneration, REFRESH_TOKEN_SECONDS),
       expires_in: LOGIN_TOKEN_SECONDS,
     }
+  }
+
+  /**
+   * The password just verified, hashed again at today's cost; unless the hash changed meanwhile (a
+   * password change wins). The user's tokens stay valid: the password is the same.
+   */
+  private async storeAtTodaysCost(userId: string, outdated: string, password: string): Promise<void> {
+    const passwordHash = await hashPassword(password)
+    await this.prisma.appUser.updateMany({ where: { id: userId, passwordHash: outdated }, data: { passwordHash } })
   }
 
   /** A new 2-hour access token for the refresh token's session; the refresh token is reused. */

@@ -1,8 +1,15 @@
 // Password hashes: scrypt (node:crypto) with a random salt, stored as
-// `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>` so the cost can be raised later without a migration.
+// `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`: each hash carries its own cost, so the cost can be
+// raised without a migration (a login with a hash of another cost stores it again at this one).
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
-const COST = { N: 2 ** 15, r: 8, p: 1 }
+/**
+ * N = 2^13, r = 8, p = 10: one of OWASP's equivalent minimum scrypt settings (Password Storage Cheat
+ * Sheet; the others are N = 2^17 with p = 1 down to N = 2^14 with p = 5). Each hash holds
+ * 128 · N · r = 8 MiB while it runs, on one of libuv's four worker threads: at most 32 MiB for logins
+ * running at once, where N = 2^17 would hold 512 MiB, and an edition must stay under 200 MB.
+ */
+const COST = { N: 2 ** 13, r: 8, p: 10 }
 const KEY_LENGTH = 32
 
 function derive(password: string, salt: Buffer, options: { N: number; r: number; p: number }): Promise<Buffer> {
@@ -24,6 +31,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hash, 'base64')
   const actual = await derive(password, Buffer.from(salt, 'base64'), { N: Number(N), r: Number(r), p: Number(p) })
   return actual.length === expected.length && timingSafeEqual(actual, expected)
+}
+
+/** Whether a stored hash was made at another cost than today's (it is then stored again at a login). */
+export function hashIsOutdated(stored: string): boolean {
+  const [scheme, N, r, p] = stored.split('$')
+  return scheme !== 'scrypt' || Number(N) !== COST.N || Number(r) !== COST.r || Number(p) !== COST.p
 }
 
 /** Verified against when the user does not exist, so the answer takes as long either way. */

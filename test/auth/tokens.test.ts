@@ -1,6 +1,6 @@
 // CONTRACT §6: login, refresh, logout, and every way a token can be wrong (2001 / 2002).
 
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes, scryptSync } from 'node:crypto'
 import t from 'tap'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
@@ -177,12 +177,44 @@ t.test('a token of another edition or enterprise is refused, even with the same 
   }
 })
 
-t.test('passwords are stored as salted scrypt hashes', async (t) => {
+t.test('passwords are stored as salted scrypt hashes, at N = 2^13, r = 8, p = 10', async (t) => {
   const users = await service.database.prisma.appUser.findMany()
   for (const user of users) {
-    t.match(user.passwordHash, /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/)
+    t.match(user.passwordHash, /^scrypt\$8192\$8\$10\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/)
     t.notOk(user.passwordHash.includes(ADMIN_PASSWORD))
   }
+})
+
+t.test("a hash of another cost still logs in, and the login stores it again at today's cost", async (t) => {
+  const prisma = service.database.prisma
+  const salt = randomBytes(16)
+  const key = scryptSync('an-older-password-1', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
+  const older = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), key.toString('base64')].join('$')
+  const admin = await service.login()
+  const added = await service.call(
+    '/system/user/add',
+    { userName: 'older-hash', password: 'an-older-password-1', role: 'viewer' },
+    { token: admin },
+  )
+  t.equal(added.body.code, 0)
+  await prisma.appUser.update({ where: { userName: 'older-hash' }, data: { passwordHash: older } })
+  const login = (password: string) => service.call('/system/login', { userName: 'older-hash', password })
+
+  t.equal((await login('not-the-password')).body.code, 2004)
+  t.equal(
+    (await prisma.appUser.findUniqueOrThrow({ where: { userName: 'older-hash' } })).passwordHash,
+    older,
+    'a failed login changes nothing',
+  )
+
+  const first = await login('an-older-password-1')
+  t.equal(first.body.code, 0)
+  const stored = (await prisma.appUser.findUniqueOrThrow({ where: { userName: 'older-hash' } })).passwordHash
+  t.match(stored, /^scrypt\$8192\$8\$10\$/)
+  t.equal((await list(first.body.data.token)).body.code, 0, 'the token of that login works')
+  t.equal((await login('an-older-password-1')).body.code, 0, 'the same password logs in against the new hash')
+  t.equal((await login('not-the-password')).body.code, 2004)
+  t.equal((await prisma.appUser.findUniqueOrThrow({ where: { userName: 'older-hash' } })).passwordHash, stored, 'stored once')
 })
 
 t.end()
