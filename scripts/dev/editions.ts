@@ -21,12 +21,16 @@ const EXIT_WITH_PARENT =
 export const MAIN_V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=30']
 
 /**
- * The environment an edition runs in: glibc's malloc keeps at most two arenas (by default up to
- * eight per core, one per thread that allocates: libuv's workers, V8's), 10–15 MB less resident
- * under load in `npm run bench`, at no measured cost per request. A value already set wins.
+ * The environment an edition runs in, for glibc's malloc. A value already set wins.
+ * - At most two arenas (by default up to eight per core, one per thread that allocates: libuv's
+ *   workers, V8's): 10–15 MB less resident under load in `npm run bench`.
+ * - Blocks of 1 MiB or more are mapped on their own and returned when freed. By default glibc
+ *   raises that threshold to the largest block freed so far (up to 32 MiB): after a password hash
+ *   (8 MiB, src/auth/passwords.ts) it kept such blocks in its arenas, resident for good. 6–15 MB
+ *   less resident after the bench's loads (two A/B runs), within the noise per request.
  */
 export function mainEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { MALLOC_ARENA_MAX: '2', ...env }
+  return { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: String(1024 * 1024), ...env }
 }
 
 /** inherit: the edition's output as is. pipe: piped, with an IPC channel (the edition sends 'ready'). */
