@@ -46,6 +46,14 @@ const GATHERED_ADDS_AT_ONCE = 4
 const GATHERED_ADDS_MOST = 200
 const GATHERED_ADDS_MOST_CHARACTERS = 1_000_000
 
+/**
+ * An update's text depends on the fields its patch names. The first UPDATE_SHAPES_PREPARED texts
+ * seen are prepared like the statements of fixed text: parsing and planning an update (its lock, its
+ * history entry) cost PostgreSQL about as much as running it. Bounded, since each shape prepared is
+ * kept by every connection that runs it; clients send few shapes (a whole record, a status).
+ */
+const UPDATE_SHAPES_PREPARED = 256
+
 /** About the length of a record's values in JSON (its strings' lengths, a few characters per other value). */
 function approximateLength(record: ApiRecord): number {
   let length = 0
@@ -65,8 +73,9 @@ export class ResourceStore {
   private readonly refusals: Map<string, Refusal>
   private readonly companyCode: string
   private readonly format: InstantFormatter
-  /** The statements of fixed text, by their prepared statement's name: parsed and planned once per connection. */
+  /** The statements prepared (of fixed text, and update shapes), by text: parsed and planned once per connection. */
   private readonly prepared: Map<string, string>
+  private updateShapes = 0
   /** Park edition: the live records of each enterprise are counted as they are written (park migration 073). */
   private readonly countsByEnterprise: boolean
   /** The adds of each table outside a transaction (store/gathered-writes.ts). */
@@ -166,11 +175,18 @@ export class ResourceStore {
       return false
     }
     const statement = this.table(resource).update(id, patch, context.userName, expectedVersion)
+    this.prepareUpdateShape(statement[0])
     const { rows } = await this.run(resource, { ...patch, id }, statement, context.db)
     const [{ version, changed }] = rows
     if (version === null) throw notFound(id)
     if (changed === 0 && expectedVersion !== undefined && version !== expectedVersion) throw new VersionConflict()
     return changed === 1
+  }
+
+  private prepareUpdateShape(sql: string): void {
+    if (this.updateShapes >= UPDATE_SHAPES_PREPARED || this.prepared.has(sql)) return
+    this.prepared.set(sql, statementName(sql))
+    this.updateShapes++
   }
 
   /** Tombstones a live record; deleting a missing or deleted one is a success. 1012 while live children name it. */
@@ -272,7 +288,6 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505'
 }
 
-/** A prepared statement's name, from its text: the same text, the same name, on every connection. */
 function notFound(id: string): BusinessError {
   return new BusinessError(Code.notFound, `record not found: ${id}`)
 }
