@@ -46,6 +46,8 @@ export class ResourceTable {
   private readonly insertSql: string
   private readonly insertOrNothingSql: string
   private readonly insertManySql: string
+  private readonly updateManySql: string
+  private readonly fieldNames: Set<string>
   private readonly conflictSql: string
   private readonly getSql: string
   private readonly deleteSql: string
@@ -77,6 +79,8 @@ export class ResourceTable {
     this.insertManySql =
       `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
       `SELECT ${names.map(quote).join(', ')}, $2, now(), now(), __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`
+    this.updateManySql = updateManyStatement(resource)
+    this.fieldNames = new Set(names)
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} COLLATE "C" = $${i + 2}) AS ${quote('unique:' + field)}`,
@@ -94,7 +98,16 @@ export class ResourceTable {
 
   /** The statements whose text never changes (prepared once per connection by the store). */
   fixedStatements(): string[] {
-    return [this.insertSql, this.insertOrNothingSql, this.insertManySql, this.conflictSql, this.getSql, this.findSql, this.deleteSql]
+    return [
+      this.insertSql,
+      this.insertOrNothingSql,
+      this.insertManySql,
+      this.updateManySql,
+      this.conflictSql,
+      this.getSql,
+      this.findSql,
+      this.deleteSql,
+    ]
   }
 
   /** The insert of a new record; `orNothing` (in a transaction): a conflict inserts nothing instead of failing. */
@@ -113,6 +126,26 @@ export class ResourceTable {
       return item
     })
     return [this.insertManySql, [JSON.stringify(items), companyCode]]
+  }
+
+  /** Whether a patch names only the resource's own fields (what updateMany can carry). */
+  updatableTogether(patch: ApiRecord): boolean {
+    return Object.keys(patch).every((name) => name === 'id' || this.fieldNames.has(name))
+  }
+
+  /**
+   * The updates of several records (of distinct ids) in one statement, each as its own update
+   * writes it. Answers a row per update, in their order: the record's version before (null: no live
+   * record) and whether it changed.
+   */
+  updateMany(updates: { id: string; patch: ApiRecord; userName: string }[]): [string, unknown[]] {
+    const items = updates.map(({ id, patch, userName }, n) => {
+      const set = Object.keys(patch).filter((name) => name !== 'id')
+      const item: ApiRecord = { __n: n, id, __set: set, __by: userName }
+      for (const name of set) item[name] = this.bind(name, patch[name])
+      return item
+    })
+    return [this.updateManySql, [JSON.stringify(items)]]
   }
 
   /** A value as stored: instants to the second. */
@@ -263,6 +296,44 @@ export class ResourceTable {
       }
     }
   }
+}
+
+/**
+ * The statement of ResourceTable.updateMany: the updates come as one JSON array, each item with the
+ * names of the fields its patch sets (`__set`), their values, its author and its place (`__n`). Each
+ * field keeps its value unless named; a record changes only if a named value differs, as alone. The
+ * records are locked in id order (two such statements never wait for each other in a cycle).
+ */
+function updateManyStatement(resource: ResourceDef): string {
+  const table = quote(resource.table)
+  const columns = resource.fields.filter((field) => field.name !== 'id')
+  const definition = [
+    '__n integer',
+    'id text',
+    '__set text[]',
+    '__by text',
+    ...columns.map((field) => `${quote(field.name)} ${SCALAR_TYPES[field.kind]}`),
+  ]
+  const named = (name: string) => `${literal(name)} = ANY (items.__set)`
+  const sets = columns.map(
+    (field) =>
+      `${quote(field.name)} = CASE WHEN ${named(field.name)} THEN items.${quote(field.name)} ELSE ${table}.${quote(field.name)} END`,
+  )
+  const changes = columns.map(
+    (field) => `(${named(field.name)} AND ${table}.${quote(field.name)} IS DISTINCT FROM items.${quote(field.name)})`,
+  )
+  return (
+    `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(${definition.join(', ')})), ` +
+    `target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} ` +
+    `WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR UPDATE), ` +
+    `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = items.__by, ` +
+    `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+    `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')}) ` +
+    `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
+    `${historyInsert(resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(resource)})`)} ` +
+    `SELECT items.__n, target.__version AS version, (changed.id IS NOT NULL)::int AS changed FROM items ` +
+    `LEFT JOIN target ON target.__id = items.id LEFT JOIN changed ON changed.id = items.id ORDER BY items.__n`
+  )
 }
 
 const OPERATORS: Record<Comparison, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }

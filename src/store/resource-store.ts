@@ -38,13 +38,28 @@ interface Added {
 }
 
 /**
- * Adds of one table run at once outside a transaction; more wait and go together. Alone, an add
- * runs at once; under load each statement carries the adds that arrived meanwhile.
+ * Adds (and updates) of one table run at once outside a transaction; more wait and go together.
+ * Alone, a write runs at once; under load each statement carries the writes that arrived meanwhile.
  */
-const GATHERED_ADDS_AT_ONCE = 4
-/** The most adds one statement carries, and the most characters of their values. */
-const GATHERED_ADDS_MOST = 200
-const GATHERED_ADDS_MOST_CHARACTERS = 1_000_000
+const GATHERED_AT_ONCE = 4
+/** The most writes one statement carries, and the most characters of their values. */
+const GATHERED_MOST = 200
+const GATHERED_MOST_CHARACTERS = 1_000_000
+
+/** An update outside a transaction, as it waits to be gathered; answered with its row of the statement. */
+interface Updated {
+  id: string
+  patch: ApiRecord
+  userName: string
+}
+interface UpdateAnswer {
+  version: number | null
+  changed: number
+}
+interface Gatherings {
+  adds: GatheredWrites<Added>
+  updates: GatheredWrites<Updated, UpdateAnswer>
+}
 
 /**
  * An update's text depends on the fields its patch names. The first UPDATE_SHAPES_PREPARED texts
@@ -78,8 +93,8 @@ export class ResourceStore {
   private updateShapes = 0
   /** Park edition: the live records of each enterprise are counted as they are written (park migration 073). */
   private readonly countsByEnterprise: boolean
-  /** The adds of each table outside a transaction (store/gathered-writes.ts). */
-  private readonly gathered = new Map<ResourceTable, GatheredWrites<Added>>()
+  /** The adds and updates of each table outside a transaction (store/gathered-writes.ts). */
+  private readonly gatheredByTable = new Map<ResourceTable, Gatherings>()
 
   constructor(options: {
     pool: pg.Pool
@@ -125,7 +140,7 @@ export class ResourceStore {
       return (await this.run(resource, record, table.insert(record, this.companyCode, context.userName, true), context.db)).rowCount === 1
     }
     try {
-      await this.adds(table).run({ record, userName: context.userName })
+      await this.gathered(table).adds.run({ record, userName: context.userName })
       return true
     } catch (error) {
       if (isUniqueViolation(error)) return false
@@ -133,21 +148,33 @@ export class ResourceStore {
     }
   }
 
-  /** The adds of a table outside a transaction: alone, or under load several in one statement. */
-  private adds(table: ResourceTable): GatheredWrites<Added> {
-    let adds = this.gathered.get(table)
-    if (!adds) {
-      adds = new GatheredWrites<Added>({
-        concurrency: GATHERED_ADDS_AT_ONCE,
-        most: GATHERED_ADDS_MOST,
-        mostSize: GATHERED_ADDS_MOST_CHARACTERS,
+  /** The adds and updates of a table outside a transaction: alone, or under load several in one statement. */
+  private gatherings(table: ResourceTable): Gatherings {
+    const bounds = { concurrency: GATHERED_AT_ONCE, most: GATHERED_MOST, mostSize: GATHERED_MOST_CHARACTERS }
+    return {
+      adds: new GatheredWrites<Added>({
+        ...bounds,
         size: ({ record }) => approximateLength(record),
         alone: async ({ record, userName }) => void (await this.query(this.pool, table.insert(record, this.companyCode, userName))),
-        together: async (added) => void (await this.query(this.pool, table.insertMany(added, this.companyCode))),
-      })
-      this.gathered.set(table, adds)
+        together: async (added) => {
+          await this.query(this.pool, table.insertMany(added, this.companyCode))
+          return added.map(() => undefined)
+        },
+      }),
+      updates: new GatheredWrites<Updated, UpdateAnswer>({
+        ...bounds,
+        size: ({ patch }) => approximateLength(patch),
+        key: ({ id }) => id,
+        alone: (update) => this.updatedAlone(table.resource, update),
+        together: async (updates) => (await this.query(this.pool, table.updateMany(updates))).rows,
+      }),
     }
-    return adds
+  }
+
+  private gathered(table: ResourceTable): Gatherings {
+    let gatherings = this.gatheredByTable.get(table)
+    if (!gatherings) this.gatheredByTable.set(table, (gatherings = this.gatherings(table)))
+    return gatherings
   }
 
   /** The live record with its version, or undefined. */
@@ -174,13 +201,30 @@ export class ResourceStore {
       if (!(await this.get(resource, id, context.db))) throw notFound(id)
       return false
     }
-    const statement = this.table(resource).update(id, patch, context.userName, expectedVersion)
-    this.prepareUpdateShape(statement[0])
-    const { rows } = await this.run(resource, { ...patch, id }, statement, context.db)
-    const [{ version, changed }] = rows
+    const table = this.table(resource)
+    const { version, changed } =
+      context.db || expectedVersion !== undefined || !table.updatableTogether(patch)
+        ? await this.updatedAlone(resource, { id, patch, userName: context.userName }, context.db, expectedVersion)
+        : await this.gathered(table)
+            .updates.run({ id, patch, userName: context.userName })
+            .catch((error: unknown) => {
+              throw translateRefusal(this.refusals, resource, error, { ...patch, id })
+            })
     if (version === null) throw notFound(id)
     if (changed === 0 && expectedVersion !== undefined && version !== expectedVersion) throw new VersionConflict()
     return changed === 1
+  }
+
+  /** One update in its own statement (its text prepared by shape, see UPDATE_SHAPES_PREPARED). */
+  private async updatedAlone(
+    resource: ResourceDef,
+    { id, patch, userName }: Updated,
+    db?: Queryable,
+    expectedVersion?: number,
+  ): Promise<UpdateAnswer> {
+    const statement = this.table(resource).update(id, patch, userName, expectedVersion)
+    this.prepareUpdateShape(statement[0])
+    return (await this.run(resource, { ...patch, id }, statement, db)).rows[0]
   }
 
   private prepareUpdateShape(sql: string): void {

@@ -6,43 +6,20 @@
 // the others wait for the first of them to end and then go together. Rows inserted by one statement
 // share its transaction id (xmin), which tells what went together.
 import t from 'tap'
-import { loadOpenApi } from '../../src/contract/openapi-document.ts'
-import { BusinessError } from '../../src/errors.ts'
-import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
-import { instantFormatter } from '../../src/store/instant-format.ts'
-import { type ApiRecord, ResourceStore } from '../../src/store/resource-store.ts'
+import type { ApiRecord } from '../../src/store/resource-store.ts'
 import { PARENT_FIELD, record } from '../helpers/fixtures.ts'
-import { startService } from '../helpers/service.ts'
+import { answersOf, statementSizes, storeOnService } from '../helpers/gathering.ts'
 
-const service = await startService(t)
-const { pool } = service.database
-const registry = new ResourceRegistry(loadOpenApi().document)
-const store = new ResourceStore({
-  pool,
-  registry,
-  companyCode: service.config.companyCode,
-  format: instantFormatter(service.config.timeZone),
-})
+const { pool, registry, store } = await storeOnService(t)
 const monitorEquip = registry.get('monitorEquip')
 
 /** Each add's answer: 'ok' or its business code. */
-async function addAll(resource: string, records: ApiRecord[], userName = (i: number) => `author-${i}`): Promise<(string | number)[]> {
+function addAll(resource: string, records: ApiRecord[], userName = (i: number) => `author-${i}`): Promise<(string | number)[]> {
   const definition = registry.get(resource)
-  const adds = records.map((each, i) => store.add(definition, each, { userName: userName(i) }))
-  return Promise.all(
-    adds.map((add) =>
-      add.then(
-        () => 'ok',
-        (error: unknown) => (error instanceof BusinessError ? error.code : String(error)),
-      ),
-    ),
+  return answersOf(
+    records.map((each, i) => store.add(definition, each, { userName: userName(i) })),
+    () => 'ok',
   )
-}
-
-/** How many of these rows each statement wrote, in increasing order. */
-async function statementSizes(table: string, ids: string[]): Promise<number[]> {
-  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE id = ANY($1) GROUP BY xmin::text ORDER BY 1`, [ids])
-  return rows.map((row) => row.n)
 }
 
 /** A row as stored but for what differs between two adds of the same values (id, unique value, times). */
@@ -66,7 +43,7 @@ t.test('adds arriving while four run go together, written exactly as each alone'
     ),
     ids.map(() => 'ok'),
   )
-  t.same(await statementSizes('monitor_equip', ids), [1, 1, 1, 1, 16], 'four alone, then sixteen in one statement')
+  t.same(await statementSizes(pool, 'monitor_equip', ids), [1, 1, 1, 1, 16], 'four alone, then sixteen in one statement')
   const alone = await stored('G-ALONE')
   t.equal(alone.createBy, 'author-alone')
   for (const [i, id] of ids.entries()) {

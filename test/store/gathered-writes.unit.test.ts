@@ -6,26 +6,34 @@ import { GatheredWrites } from '../../src/store/gathered-writes.ts'
 
 interface Statement {
   items: string[]
+  /** Ends the statement; each write's answer is `ok <write>`. */
   finish: () => void
   fail: (error: unknown) => void
 }
 
-/** Gathered writes whose statements wait for the test to finish or fail them. */
-function gathering(options: { concurrency?: number; most?: number; mostSize?: number } = {}) {
+/**
+ * Gathered writes whose statements wait for the test to finish or fail them. A write is a string;
+ * with `keyed`, its key is the part before a colon (`x:1` and `x:2` are of one key).
+ */
+function gathering(options: { concurrency?: number; most?: number; mostSize?: number; keyed?: boolean } = {}) {
   const statements: Statement[] = []
-  const statement = (items: string[]) => new Promise<void>((resolve, reject) => statements.push({ items, finish: resolve, fail: reject }))
-  const writes = new GatheredWrites<string>({
+  const statement = (items: string[]) =>
+    new Promise<string[]>((resolve, reject) =>
+      statements.push({ items, finish: () => resolve(items.map((item) => `ok ${item}`)), fail: reject }),
+    )
+  const writes = new GatheredWrites<string, string>({
     concurrency: options.concurrency ?? 2,
     most: options.most ?? 100,
     mostSize: options.mostSize ?? 1_000,
     size: (item) => item.length,
-    alone: (item) => statement([item]),
+    key: options.keyed ? (item) => item.split(':')[0] : undefined,
+    alone: async (item) => (await statement([item]))[0],
     together: (items) => statement(items),
   })
   const answers = new Map<string, string>()
   const run = (item: string) =>
     writes.run(item).then(
-      () => answers.set(item, 'ok'),
+      (answer) => answers.set(item, answer === `ok ${item}` ? 'ok' : `answered ${answer}`),
       (error: Error) => answers.set(item, error.message),
     )
   return { statements, run, answers }
@@ -86,8 +94,44 @@ t.test('a statement carries at most `most` writes, and at most `mostSize` but fo
   t.equal(bySize.answers.size, 5)
 })
 
-t.test('refused for the data of one write: each runs again alone, in arrival order, and has its own answer', async (t) => {
-  for (const state of ['23505', '23503', '22003', '54000']) {
+t.test('writes of one key never go in one statement; a later one keeps its place for the next', async (t) => {
+  const { statements, run, answers } = gathering({ concurrency: 1, keyed: true })
+  const all = ['a:0', 'x:1', 'y:1', 'x:2', 'z:1', 'x:3', 'y:2'].map(run)
+  statements[0].finish()
+  await settled()
+  t.same(statements[1].items, ['x:1', 'y:1', 'z:1'], 'one write of each key, in arrival order')
+  statements[1].finish()
+  await settled()
+  t.same(statements[2].items, ['x:2', 'y:2'], 'the next of each key, before writes that arrived after them')
+  statements[2].finish()
+  await settled()
+  t.same(statements[3].items, ['x:3'])
+  statements[3].finish()
+  await Promise.all(all)
+  t.same([...answers.values()], ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'], 'each write answered with its own answer')
+})
+
+t.test('a write whose key is in a running statement waits for it to end, while writes of other keys go', async (t) => {
+  const { statements, run, answers } = gathering({ concurrency: 2, keyed: true })
+  const all = ['x:1', 'x:2', 'y:1'].map(run)
+  t.same(
+    statements.map((s) => s.items),
+    [['x:1'], ['y:1']],
+    'x:2 waits for x:1 although a statement could start; y:1 takes that place',
+  )
+  statements[1].finish()
+  await settled()
+  t.equal(statements.length, 2, 'x:2 still waits: x:1 runs')
+  statements[0].finish()
+  await settled()
+  t.same(statements[2].items, ['x:2'])
+  statements[2].finish()
+  await Promise.all(all)
+  t.same(Object.fromEntries(answers), { 'x:1': 'ok', 'x:2': 'ok', 'y:1': 'ok' })
+})
+
+t.test('refused for the data of one write, or for running together (a deadlock): each runs again alone, in arrival order', async (t) => {
+  for (const state of ['23505', '23503', '22003', '54000', '40P01']) {
     const { statements, run, answers } = gathering({ concurrency: 1 })
     const all = ['a', 'b', 'c', 'd'].map(run)
     statements[0].finish()
