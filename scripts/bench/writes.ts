@@ -260,9 +260,40 @@ export async function writeGroups(databases: Databases): Promise<void> {
     if (pushing) await checkPark(pushing)
     report(loads)
     memoryRows(used)
+    const service = loads.find((load) => load.name === 'service')
+    if (service) await updateRows(service, loads[0])
   } finally {
     for (const proc of procs.reverse()) await stop(proc)
   }
+}
+
+/**
+ * Info, after the add loads: `monitorEquip/update` of one field on the service's own records (the
+ * first half of those it added: all stored), in runs of its own, against the baseline's add rate.
+ */
+async function updateRows(service: Load, baseline: Load): Promise<void> {
+  const records = Math.floor(service.bodies.issued / 2)
+  let sent = 0
+  const body = () => {
+    sent++
+    return JSON.stringify({ id: `${service.bodies.prefix}${(sent % records) + 1}`, monitorName: `renamed ${sent}` })
+  }
+  const spec = { name: 'service update', url: service.proc.url, path: '/hazard/monitorEquip/update', headers: service.headers, body }
+  note(`update: ${settings.rounds} run(s) of ${settings.seconds} s`)
+  if (settings.warmupSeconds > 0) await runLoad({ ...spec, checkAnswers: true }, Math.min(settings.warmupSeconds, 3))
+  const runs: LoadRun[] = []
+  for (let round = 0; round < settings.rounds && !halted(); round++) runs.push(await runLoad(spec, settings.seconds))
+  const seen = rejected.get(spec.name)
+  if (seen) return fail(`${spec.name}: ${seen.count} warm-up answers were not code 0, e.g. ${seen.example}`)
+  if (runs.length === 0) return
+  const top = runs.reduce((a, b) => (rate(a) >= rate(b) ? a : b))
+  addRow({
+    group: 'add',
+    what: 'service: monitorEquip/update of one field (its own runs, after the adds)',
+    value: rate(top),
+    unit: 'req/s',
+    detail: `runs ${runs.map((run) => Math.round(rate(run))).join(', ')} req/s, ${(median(runs.map(rate)) / median(baseline.runs.map(rate))).toFixed(2)} × the baseline's add; p50 ${top.result.latency.p50} ms, p99 ${top.result.latency.p99} ms`,
+  })
 }
 
 /** The park holds every record the enterprise holds (all synced by now). */

@@ -47,6 +47,7 @@ export class ResourceTable {
   private readonly insertOrNothingSql: string
   private readonly insertManySql: string
   private readonly updateManySql: string
+  private readonly deleteManySql: string
   private readonly fieldNames: Set<string>
   private readonly conflictSql: string
   private readonly getSql: string
@@ -94,6 +95,15 @@ export class ResourceTable {
       `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live ` +
       `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
       `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
+    // Several deletes at once (store/gathered-writes.ts), each as alone; the records locked in id order.
+    this.deleteManySql =
+      `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(id text, __by text)), ` +
+      `target AS (SELECT id AS __id FROM ${table} WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR UPDATE), ` +
+      `deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = items.__by, ` +
+      `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+      `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live ` +
+      `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy"), ` +
+      `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT count(*) FROM deleted`
   }
 
   /** The statements whose text never changes (prepared once per connection by the store). */
@@ -103,6 +113,7 @@ export class ResourceTable {
       this.insertOrNothingSql,
       this.insertManySql,
       this.updateManySql,
+      this.deleteManySql,
       this.conflictSql,
       this.getSql,
       this.findSql,
@@ -167,6 +178,11 @@ export class ResourceTable {
 
   delete(id: string, userName: string): [string, unknown[]] {
     return [this.deleteSql, [id, userName]]
+  }
+
+  /** The deletes of several records (of distinct ids) in one statement, each as its own delete writes it. */
+  deleteMany(deletes: { id: string; userName: string }[]): [string, unknown[]] {
+    return [this.deleteManySql, [JSON.stringify(deletes.map(({ id, userName }) => ({ id, __by: userName })))]]
   }
 
   /**

@@ -38,7 +38,7 @@ interface Added {
 }
 
 /**
- * Adds (and updates) of one table run at once outside a transaction; more wait and go together.
+ * Adds, updates and deletes of one table run at once outside a transaction; more wait and go together.
  * Alone, a write runs at once; under load each statement carries the writes that arrived meanwhile.
  */
 const GATHERED_AT_ONCE = 4
@@ -56,9 +56,14 @@ interface UpdateAnswer {
   version: number | null
   changed: number
 }
+interface Deleted {
+  id: string
+  userName: string
+}
 interface Gatherings {
   adds: GatheredWrites<Added>
   updates: GatheredWrites<Updated, UpdateAnswer>
+  deletes: GatheredWrites<Deleted>
 }
 
 /**
@@ -93,7 +98,7 @@ export class ResourceStore {
   private updateShapes = 0
   /** Park edition: the live records of each enterprise are counted as they are written (park migration 073). */
   private readonly countsByEnterprise: boolean
-  /** The adds and updates of each table outside a transaction (store/gathered-writes.ts). */
+  /** The adds, updates and deletes of each table outside a transaction (store/gathered-writes.ts). */
   private readonly gatheredByTable = new Map<ResourceTable, Gatherings>()
 
   constructor(options: {
@@ -148,7 +153,7 @@ export class ResourceStore {
     }
   }
 
-  /** The adds and updates of a table outside a transaction: alone, or under load several in one statement. */
+  /** The adds, updates and deletes of a table outside a transaction: alone, or under load several in one statement. */
   private gatherings(table: ResourceTable): Gatherings {
     const bounds = { concurrency: GATHERED_AT_ONCE, most: GATHERED_MOST, mostSize: GATHERED_MOST_CHARACTERS }
     return {
@@ -167,6 +172,16 @@ export class ResourceStore {
         key: ({ id }) => id,
         alone: (update) => this.updatedAlone(table.resource, update),
         together: async (updates) => (await this.query(this.pool, table.updateMany(updates))).rows,
+      }),
+      deletes: new GatheredWrites<Deleted>({
+        ...bounds,
+        size: () => 1,
+        key: ({ id }) => id,
+        alone: async ({ id, userName }) => void (await this.run(table.resource, { id }, table.delete(id, userName))),
+        together: async (deletes) => {
+          await this.query(this.pool, table.deleteMany(deletes))
+          return deletes.map(() => undefined)
+        },
       }),
     }
   }
@@ -235,7 +250,16 @@ export class ResourceStore {
 
   /** Tombstones a live record; deleting a missing or deleted one is a success. 1012 while live children name it. */
   async delete(resource: ResourceDef, id: string, context: WriteContext): Promise<void> {
-    await this.run(resource, { id }, this.table(resource).delete(id, context.userName), context.db)
+    const table = this.table(resource)
+    if (context.db) {
+      await this.run(resource, { id }, table.delete(id, context.userName), context.db)
+      return
+    }
+    await this.gathered(table)
+      .deletes.run({ id, userName: context.userName })
+      .catch((error: unknown) => {
+        throw translateRefusal(this.refusals, resource, error, { id })
+      })
   }
 
   /**

@@ -1,9 +1,9 @@
-// Updates outside a transaction are gathered under load (src/store/gathered-writes.ts), as adds are:
-// while four updates of a table run, the updates arriving meanwhile wait and go together in one
+// Updates and deletes outside a transaction are gathered under load (src/store/gathered-writes.ts),
+// as adds are: while four of a table run, those arriving meanwhile wait and go together in one
 // statement. On a real database: what goes together is written exactly as alone (the record, its
 // version, its history entry), two updates of one record never share a statement and apply in
 // arrival order, and every update has its own answer (unchanged, not found, a taken unique value, a
-// missing parent). Updates started in one synchronous loop gather deterministically (the first four
+// missing parent), as every delete has (a missing record, a parent still referenced). Updates started in one synchronous loop gather deterministically (the first four
 // alone, the others together once the first ends); the rows' xmin tells what went together.
 import t from 'tap'
 import type { ApiRecord } from '../../src/store/resource-store.ts'
@@ -156,6 +156,63 @@ t.test('a unique value taken or a missing parent among gathered updates: that up
     { id: 'C-2', riskEventName: 'renamed' },
   ])
   t.same(children.slice(4), [1006, 'changed'])
+})
+
+/** Each delete's answer: 'ok' or its business code. */
+function deleteAll(resource: string, ids: string[], userName = (i: number) => `deleter-${i}`): Promise<(string | number)[]> {
+  const definition = registry.get(resource)
+  return answersOf(
+    ids.map((id, i) => store.delete(definition, id, { userName: userName(i) })),
+    () => 'ok',
+  )
+}
+
+t.test('deletes arriving while four run go together, each tombstone and history entry as alone', async (t) => {
+  const ids = Array.from({ length: 20 }, (_, i) => `D-${i}`)
+  await addAll(
+    'monitorEquip',
+    [...ids, 'D-ALONE'].map((id) => record('monitorEquip', id)),
+  )
+  t.same(await deleteAll('monitorEquip', ['D-ALONE'], () => 'deleter-alone'), ['ok'])
+  t.same(
+    await deleteAll('monitorEquip', ids),
+    ids.map(() => 'ok'),
+  )
+  t.same(await statementSizes(pool, 'monitor_equip', ids), [1, 1, 1, 1, 16], 'four alone, then sixteen in one statement')
+  const { rows } = await pool.query(
+    `SELECT id, live, version, "updateBy", "deleteTime" IS NOT NULL AS "deleteTime", sync_status FROM monitor_equip WHERE id = ANY($1) ORDER BY id`,
+    [[...ids, 'D-ALONE']],
+  )
+  for (const row of rows) {
+    const by = row.id === 'D-ALONE' ? 'deleter-alone' : `deleter-${ids.indexOf(row.id)}`
+    t.same([row.live, row.version, row.updateBy, row.deleteTime, row.sync_status], [null, 2, by, true, 'pending'], `${row.id}: a tombstone`)
+    t.same(await updatesOf('monitorEquip', row.id), [[2, 'delete', by, {}]], `${row.id}: its history entry`)
+  }
+})
+
+t.test('among gathered deletes: a missing record, one deleted twice, and a parent still referenced (1012)', async (t) => {
+  const [field, parent] = PARENT_FIELD.riskEvents!
+  await addAll(
+    parent,
+    ['Q-B0', 'Q-B1', 'Q-B2', 'Q-B3', 'Q-1', 'Q-2', 'Q-3'].map((id) => record(parent, id)),
+  )
+  await addAll('riskEvents', [record('riskEvents', 'E-1', { [field]: 'Q-2' })])
+  const answers = await deleteAll(parent, ['Q-B0', 'Q-B1', 'Q-B2', 'Q-B3', 'Q-1', 'Q-MISSING', 'Q-2', 'Q-3', 'Q-1'])
+  t.same(answers, ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 1012, 'ok', 'ok'])
+  const { rows } = await pool.query(`SELECT id, live, version FROM risk_unit WHERE id IN ('Q-1', 'Q-2', 'Q-3') ORDER BY id`)
+  t.same(
+    rows.map((row) => [row.id, row.live, row.version]),
+    [
+      ['Q-1', null, 2],
+      ['Q-2', true, 1],
+      ['Q-3', null, 2],
+    ],
+  )
+  t.same(
+    (await updatesOf(parent, 'Q-1')).map(([version, action]) => [version, action]),
+    [[2, 'delete']],
+    'deleted once',
+  )
 })
 
 t.end()
