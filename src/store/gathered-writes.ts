@@ -51,9 +51,8 @@ export class GatheredWrites<T, R = void> {
 
   private next(): void {
     while (this.running < this.options.concurrency && this.waiting.length > 0) {
-      const writes = this.taken()
+      const { writes, keys } = this.taken()
       if (writes.length === 0) return
-      const keys = this.options.key ? writes.map((write) => this.options.key!(write.item)) : []
       for (const key of keys) this.held.add(key)
       this.running++
       void this.write(writes).finally(() => {
@@ -69,7 +68,7 @@ export class GatheredWrites<T, R = void> {
    * carry, then up to both bounds, leaving for later a write whose key is held (by a running
    * statement, or by an earlier write of this one).
    */
-  private taken(): Waiting<T, R>[] {
+  private taken(): { writes: Waiting<T, R>[]; keys: Set<string> } {
     const { most, mostSize, size, key } = this.options
     const taken: Waiting<T, R>[] = []
     const left: Waiting<T, R>[] = []
@@ -90,7 +89,7 @@ export class GatheredWrites<T, R = void> {
       if (itsKey !== undefined) keys.add(itsKey)
     }
     this.waiting = left.length === 0 ? this.waiting.slice(index) : [...left, ...this.waiting.slice(index)]
-    return taken
+    return { writes: taken, keys }
   }
 
   private async write(writes: Waiting<T, R>[]): Promise<void> {

@@ -161,10 +161,7 @@ export class ResourceStore {
         ...bounds,
         size: ({ record }) => approximateLength(record),
         alone: async ({ record, userName }) => void (await this.query(this.pool, table.insert(record, this.companyCode, userName))),
-        together: async (added) => {
-          await this.query(this.pool, table.insertMany(added, this.companyCode))
-          return added.map(() => undefined)
-        },
+        together: (added) => eachDone(this.query(this.pool, table.insertMany(added, this.companyCode)), added),
       }),
       updates: new GatheredWrites<Updated, UpdateAnswer>({
         ...bounds,
@@ -178,10 +175,7 @@ export class ResourceStore {
         size: () => 1,
         key: ({ id }) => id,
         alone: async ({ id, userName }) => void (await this.run(table.resource, { id }, table.delete(id, userName))),
-        together: async (deletes) => {
-          await this.query(this.pool, table.deleteMany(deletes))
-          return deletes.map(() => undefined)
-        },
+        together: (deletes) => eachDone(this.query(this.pool, table.deleteMany(deletes)), deletes),
       }),
     }
   }
@@ -349,6 +343,12 @@ function enterpriseOnly(query: SearchQuery): string | undefined {
     condition.field.name === 'companyCode' && condition.op === 'eq' && typeof condition.value === 'string' ? condition.value : undefined
   const named = company(first)
   return named !== undefined && query.conditions.every((condition) => company(condition) === named) ? named : undefined
+}
+
+/** The answers of writes that have nothing to tell but their success: one each, once the statement ends. */
+async function eachDone(statement: Promise<unknown>, writes: unknown[]): Promise<void[]> {
+  await statement
+  return writes.map(() => undefined)
 }
 
 /** 23505: a unique index refused the row. */
