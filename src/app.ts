@@ -167,7 +167,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const app = createFastify(config, options.logger, compiles)
   await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
 
-  const { background, push, wakePush, sync, history, resources, attachments, system } = businessOperations(app, {
+  const parts = businessOperations(app, {
     config,
     pool,
     registry,
@@ -175,6 +175,54 @@ export async function buildApp(options: AppOptions): Promise<App> {
     compiles,
     document,
   })
+  const { background, push, history } = parts
+  const retention = historyRetention(config, history, background, app.log)
+  const housekeeping = new Housekeeping({ background, pool, log: app.log })
+  const close = async () => {
+    // In-flight requests finish first, then the push in progress, then the database listeners.
+    await app.close()
+    await push?.stop()
+    await retention?.stop()
+    await housekeeping.stop()
+    await background.stop()
+    await authState.close()
+  }
+  // What waits mostly on the database or a worker thread starts now, and runs while the operations
+  // are registered on this thread (the largest part of a start): pg-boss with its queues and
+  // schedules, the push's first sweep (a backlog an earlier run left starts draining before this
+  // edition listens), the first admin's password hash. Awaited once the app is ready.
+  const started = inBackground(
+    Promise.all([push?.start(), retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword)]),
+  )
+  try {
+    await registerOperations(app, { config, pool, document, registry, compiles, policies, clock: options.clock, parts })
+    await app.ready()
+    const [, , , generatedAdminPassword] = await started
+    return { fastify: app, generatedAdminPassword, push, housekeeping, compileAll: () => compiles.compileAll(), close }
+  } catch (error) {
+    // What was started is stopped before the failure is reported.
+    await started.catch(() => undefined)
+    await close().catch(() => undefined)
+    throw error
+  }
+}
+
+/** The operations (the handlers over the business parts), then the probes: health, metrics. */
+async function registerOperations(
+  app: FastifyInstance,
+  options: {
+    config: Config
+    pool: Database['pool']
+    document: OpenApiDocument
+    registry: ResourceRegistry
+    compiles: CompileOnFirstUse
+    policies: ReturnType<typeof operationPolicies>
+    clock: AppOptions['clock']
+    parts: ReturnType<typeof businessOperations>
+  },
+): Promise<void> {
+  const { config, pool, document, registry, compiles, policies, clock } = options
+  const { resources, attachments, system, wakePush, push, sync } = options.parts
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
   const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
   await app.register(operations, {
@@ -185,33 +233,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bodyLimit: config.bodyLimit,
     attachmentBodyLimit: attachmentBodyLimit(config),
   })
-  const retention = historyRetention(config, history, background, app.log)
-  await app.register(health, { pool, push, edition: config.edition, clock: options.clock })
+  await app.register(health, { pool, push, edition: config.edition, clock })
   await app.register(metrics, { pool })
-  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push, clock: options.clock })
+  registerPushMetrics(app.metrics.registry, { sync, resources: registry, push, clock })
+}
 
-  const generatedAdminPassword = await app.auth.ensureAdmin(config.adminPassword)
-  await app.ready()
-  await push?.start()
-  await retention?.start()
-  const housekeeping = new Housekeeping({ background, pool, log: app.log })
-  await housekeeping.start()
-  return {
-    fastify: app,
-    generatedAdminPassword,
-    push,
-    housekeeping,
-    compileAll: () => compiles.compileAll(),
-    async close() {
-      // In-flight requests finish first, then the push in progress, then the database listeners.
-      await app.close()
-      await push?.stop()
-      await retention?.stop()
-      await housekeeping.stop()
-      await background.stop()
-      await authState.close()
-    },
-  }
+/** A promise awaited later: its failure is reported where it is awaited, not as an unhandled rejection meanwhile. */
+function inBackground<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined)
+  return promise
 }
 
 /** The stores and operations behind the handlers, the process's background jobs and the park push (when configured). */

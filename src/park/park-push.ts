@@ -129,6 +129,10 @@ export class ParkPush {
   }
 
   async start(): Promise<void> {
+    // Whatever an earlier run left pending is pushed now, not at the next minute's sweep, nor once
+    // pg-boss is up: the first drain needs no queue (a drain that fails is retried by the probe, or
+    // by the sweep's schedule).
+    void this.sweep()
     const boss = await this.background.start()
     await boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
     const retries = {
@@ -155,8 +159,6 @@ export class ParkPush {
         this.log.info({ differences: result.differences, repushed: result.repushed, error: result.error }, 'park reconciliation')
       })
     }
-    // Whatever an earlier run left pending is pushed now, not at the next minute's sweep.
-    void this.sweep()
   }
 
   /**
