@@ -84,8 +84,23 @@ export async function post(url: string, body: unknown, token?: string, headers: 
   return reply.json()
 }
 
+/**
+ * A POST answered with anything but 4001 (the database unavailable or busy, 503: to be retried),
+ * which is asked again: after a fault test, an edition on a machine busy with other tests may answer
+ * it for a while.
+ */
+export async function postUntilServed(url: string, body: unknown, token?: string): Promise<any> {
+  return eventually(
+    async () => {
+      const reply = await post(url, body, token)
+      return reply.code === 4001 ? undefined : reply
+    },
+    { timeoutMs: 60_000, everyMs: 200, what: `${url} to answer other than 4001` },
+  )
+}
+
 export async function loginTo(url: string): Promise<string> {
-  return (await post(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
+  return (await postUntilServed(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
 }
 
 /** Every live record of an edition, by resource and id, with every field but the sync state. */
@@ -94,7 +109,7 @@ export async function liveRecords(url: string, token: string): Promise<Record<st
   for (const [resource, path] of Object.entries(RESOURCE_PATHS)) {
     all[resource] = []
     for (let pageNum = 1; ; pageNum++) {
-      const page = await post(`${url}${path}/list`, { pageNum, pageSize: 500 }, token)
+      const page = await postUntilServed(`${url}${path}/list`, { pageNum, pageSize: 500 }, token)
       if (page.code !== 0) throw new Error(`${url}${path}/list: ${page.code} ${page.msg}`)
       all[resource].push(...page.data.list.map(({ sync_time, sync_status, ...fields }: any) => fields))
       if (page.data.list.length < 500) break
