@@ -95,7 +95,8 @@ export class ResourceTable {
       `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live ` +
       `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
       `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
-    // Several deletes at once (store/gathered-writes.ts), each as alone; the records locked in id order.
+    // Several deletes at once (store/gathered-writes.ts), each as alone; the records locked in id order,
+    // FOR UPDATE: a delete changes live, part of the key children reference.
     this.deleteManySql =
       `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(id text, __by text)), ` +
       `target AS (SELECT id AS __id FROM ${table} WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR UPDATE), ` +
@@ -208,9 +209,11 @@ export class ResourceTable {
     }
     // The record is locked first (`target` then holds its latest committed state, and is read before
     // the update as the update's join input), so the history entry's old values are exactly those
-    // the update replaced.
+    // the update replaced. FOR NO KEY UPDATE, the lock of an update that changes neither id nor live
+    // (the key children reference): it excludes other writes of the record, not the children's
+    // foreign-key checks (KEY SHARE), which FOR UPDATE would wait for.
     const sql =
-      `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR UPDATE), ` +
+      `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR NO KEY UPDATE), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
       `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL FROM target WHERE ${guard} ` +
       `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
@@ -318,7 +321,8 @@ export class ResourceTable {
  * The statement of ResourceTable.updateMany: the updates come as one JSON array, each item with the
  * names of the fields its patch sets (`__set`), their values, its author and its place (`__n`). Each
  * field keeps its value unless named; a record changes only if a named value differs, as alone. The
- * records are locked in id order (two such statements never wait for each other in a cycle).
+ * records are locked in id order (two such statements never wait for each other in a cycle), FOR NO
+ * KEY UPDATE (see ResourceTable.update).
  */
 function updateManyStatement(resource: ResourceDef): string {
   const table = quote(resource.table)
@@ -341,7 +345,7 @@ function updateManyStatement(resource: ResourceDef): string {
   return (
     `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(${definition.join(', ')})), ` +
     `target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} ` +
-    `WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR UPDATE), ` +
+    `WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR NO KEY UPDATE), ` +
     `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = items.__by, ` +
     `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
     `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')}) ` +

@@ -3,8 +3,10 @@
 // statement. On a real database: what goes together is written exactly as alone (the record, its
 // version, its history entry), two updates of one record never share a statement and apply in
 // arrival order, and every update has its own answer (unchanged, not found, a taken unique value, a
-// missing parent), as every delete has (a missing record, a parent still referenced). Updates started in one synchronous loop gather deterministically (the first four
-// alone, the others together once the first ends); the rows' xmin tells what went together.
+// missing parent), as every delete has (a missing record, a parent still referenced); no update
+// waits for children being added (their foreign-key checks). Updates started in one synchronous
+// loop gather deterministically (the first four alone, the others together once the first ends);
+// the rows' xmin tells what went together.
 import t from 'tap'
 import type { ApiRecord } from '../../src/store/resource-store.ts'
 import { PARENT_FIELD, record } from '../helpers/fixtures.ts'
@@ -166,6 +168,37 @@ function deleteAll(resource: string, ids: string[], userName = (i: number) => `d
     () => 'ok',
   )
 }
+
+t.test('updates, alone or gathered, do not wait for children being added: they leave the key unlocked', async (t) => {
+  // A child's add takes a KEY SHARE lock on its parent (the foreign key's check on (id, live)) until
+  // its transaction ends: an idempotent batch of adds holds several. An update changes neither id
+  // nor live, so it locks its records FOR NO KEY UPDATE, which does not conflict; FOR UPDATE would
+  // make it wait for those transactions, and a gathered update waiting on one parent while holding
+  // another could deadlock with them.
+  const ids = Array.from({ length: 12 }, (_, i) => `KS-${i}`)
+  await addAll(
+    'riskUnit',
+    ids.map((id) => record('riskUnit', id)),
+  )
+  const children = await pool.connect()
+  try {
+    await children.query('BEGIN')
+    await children.query('SELECT 1 FROM risk_unit WHERE id = ANY($1) AND live FOR KEY SHARE', [ids])
+    const answers = await updateAll(
+      'riskUnit',
+      ids.map((id) => ({ id, riskUnitName: `renamed ${id}` })),
+    )
+    t.same(
+      answers,
+      ids.map(() => 'changed'),
+      'every update answered while the children\u2019s transaction is open',
+    )
+    t.same(await statementSizes(pool, 'risk_unit', ids), [1, 1, 1, 1, 8], 'four alone, then eight together')
+  } finally {
+    await children.query('ROLLBACK')
+    children.release()
+  }
+})
 
 t.test('deletes arriving while four run go together, each tombstone and history entry as alone', async (t) => {
   const ids = Array.from({ length: 20 }, (_, i) => `D-${i}`)

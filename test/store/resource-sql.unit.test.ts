@@ -112,7 +112,7 @@ t.test('updates and deletes write their history entry in the same statement; an 
   const [update] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin')
   t.match(
     update,
-    /WITH target AS \(SELECT .* FOR UPDATE\), changed AS \(UPDATE .*\), history AS \(INSERT INTO record_history .*'update'.*history_changes\(__old, __new/,
+    /WITH target AS \(SELECT .* FOR NO KEY UPDATE\), changed AS \(UPDATE .*\), history AS \(INSERT INTO record_history .*'update'.*history_changes\(__old, __new/,
   )
   const [insert] = table.insert({ id: 'RU-1', riskUnitName: 'n' }, '000000000', 'admin')
   t.match(insert, /^INSERT INTO "risk_unit" .*\)$/, 'outside a transaction: a conflict is an error')
