@@ -366,7 +366,8 @@ export class ParkPush {
         restedSeconds: this.settings.failedRetrySeconds,
         rounds: this.settings.failedRequeueRounds,
       })
-      if (await this.sync.hasPending(targets)) await this.drain()
+      // A drain reads which tables hold pending rows first (and stops there when none do).
+      await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')

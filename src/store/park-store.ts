@@ -1,7 +1,7 @@
 // What the park edition does with the records its enterprises push (CONTRACT §10), and the digests
 // both editions compute for reconciliation.
 // - A pushed page is applied in one statement: the items arrive as one JSON array
-//   (jsonb_to_recordset), are upserted by ("companyCode", id) where the held version is older, and
+//   (json_to_recordset), are upserted by ("companyCode", id) where the held version is older, and
 //   the statement answers, per item, the version the park holds afterwards. The enterprise marks a
 //   record synced only when that is the version it pushed.
 // - Digests: per bucket of ids (the leading hex digits of md5(id)), the number of records and an
@@ -179,7 +179,9 @@ function applyPageSql(resource: ResourceDef): string {
   const inserted = fields.map((field) => (field.kind === 'instant' ? `date_trunc('second', ${quote(field.name)})` : quote(field.name)))
   const updated = [...columns.filter((column) => column !== '"id"' && column !== '"companyCode"'), 'version', 'live', '"deleteTime"']
   return (
-    `WITH input AS (SELECT DISTINCT ON ("companyCode", id) * FROM jsonb_to_recordset($1::jsonb) AS pushed(${definition.join(', ')}) ` +
+    // json, not jsonb: PostgreSQL parses the page once, as it reads it (jsonb built a binary copy of
+    // the whole page first, as the statement was bound: half again the time of reading it).
+    `WITH input AS (SELECT DISTINCT ON ("companyCode", id) * FROM json_to_recordset($1::json) AS pushed(${definition.join(', ')}) ` +
     `ORDER BY "companyCode", id, version DESC), ` +
     `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", now() FROM input ` +
     `ON CONFLICT ("companyCode") DO UPDATE SET "lastPushTime" = EXCLUDED."lastPushTime"), ` +
