@@ -2927,7 +2927,7 @@ export type components = {
          */
         Mobile: string;
         /**
-         * @description State of the push of this record to the park edition: `pending` the push of the latest version is waiting (set by every business write, in the same transaction); `synced` the park edition said it holds exactly the pushed (latest) version (`sync_time` set); `failed` the park refused the record, holds another version than the one pushed, or retries with backoff are exhausted (`sync_error` says why, `sync_time` when; retried by `/system/sync/retry`, by a reconciliation, and by the sweep every minute once failed for `SYNC_FAILED_RETRY_SECONDS`, default 60, at most `SYNC_FAILED_REQUEUE_ROUNDS` times, default 5). A sync-status change never changes `updateTime`. On the park edition records read back `synced`.
+         * @description State of the push of this record to the park edition: `pending` the push of the latest version is waiting (set by every business write, in the same transaction); `synced` the park edition said it holds exactly the pushed (latest) version (`sync_time` set); `failed` the park refused the record, holds another version than the one pushed, or retries with backoff are exhausted (`sync_error` says why, `sync_time` when; retried by `/system/sync/retry`, by a reconciliation, and by the sweep every minute once failed for `SYNC_FAILED_RETRY_SECONDS`, default 60: a record the park refused at most `SYNC_FAILED_REQUEUE_ROUNDS` times, default 5; one whose pushes never reached the park, `sync_error` beginning `not delivered: `, every time, and at once when the park is seen back). A sync-status change never changes `updateTime`. On the park edition records read back `synced`.
          * @example synced
          * @enum {string}
          */
@@ -3292,7 +3292,7 @@ export type components = {
                 }[];
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
-                /** @description Failed records the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park could not apply, each with its `sync_error`; they wait for `/system/sync/retry` or a reconciliation. Find them with `search` on `sync_status` `failed`. */
+                /** @description Failed records the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park refused, each with its `sync_error` (a record whose pushes never reached the park is never counted here: the sweep queues it again every time); they wait for `/system/sync/retry` or a reconciliation. Find them with `search` on `sync_status` `failed`. */
                 failedExhausted: number;
                 /** @description The last reconciliation with the park (enterprise edition with a park configured; null before the first run and on the park edition). */
                 reconcile: components["schemas"]["ReconcileResult"] | null;

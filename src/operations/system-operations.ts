@@ -178,7 +178,7 @@ export class SystemOperations {
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
     const resources = withAttachments(body?.resource ? [this.registry.get(body.resource)] : this.registry.all)
-    const requeued = await this.sync.requeueFailed(resources, body?.ids)
+    const requeued = await this.sync.requeueFailed(resources, body?.ids ? { ids: body.ids } : { all: true })
     if (requeued > 0) this.retryPush()
     return success({ requeued })
   }

@@ -19,8 +19,9 @@
 //   enterprise) is fed within a look. A park that answers but refuses the pushes is left to the
 //   backoff;
 // - `park-sweep`, scheduled every minute (and run as each instance starts), queues failed records
-//   again once they have rested a while and drains anything pending, so nothing is stranded by a
-//   killed process.
+//   again once they have rested a while (those the park refused a bounded number of times, those
+//   whose pushes never reached it every time) and drains anything pending, so nothing is stranded
+//   by a killed process or a long outage; the probe seeing the park back queues the latter at once.
 // Drains are idempotent (pushed and acknowledged by version): two at once (two instances) do no
 // harm; in one process they run one after the other. A record becomes synced only for the version
 // the park says it holds (at-least-once delivery, exactly-once effect).
@@ -172,15 +173,20 @@ export class ParkPush {
   }
 
   /**
-   * The probe saw the park answer again after failing to: a drain now. Unless a drain the probe
-   * started failed within the backoff: a flapping park is knocked on at the backoff's pace.
+   * The probe saw the park answer again after failing to: a drain now, of the records whose pushes
+   * never reached the park too. Unless a drain the probe started failed within the backoff: a
+   * flapping park is knocked on at the backoff's pace.
    */
   private parkBack(): void {
     const now = Date.now()
     if (now - this.probeDrainAt < this.backoffMs) return
     this.probeDrainAt = now
     this.stats.probeDrains++
-    this.retryNow()
+    // Records whose pushes never reached it (their retries ran out while it was away) go too, at once.
+    void this.sync
+      .requeueFailed(withAttachments(this.registry.all), { undelivered: true })
+      .catch((error: unknown) => this.log.warn({ err: error }, 'park push: could not queue undelivered records again'))
+      .finally(() => this.retryNow())
   }
 
   /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
@@ -362,9 +368,8 @@ export class ParkPush {
   async sweep(): Promise<void> {
     try {
       const targets = withAttachments(this.registry.all)
-      await this.sync.requeueFailed(targets, undefined, {
-        restedSeconds: this.settings.failedRetrySeconds,
-        rounds: this.settings.failedRequeueRounds,
+      await this.sync.requeueFailed(targets, {
+        sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })
       // A drain reads which tables hold pending rows first (and stops there when none do).
       await this.drain()

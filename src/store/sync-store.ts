@@ -27,6 +27,12 @@ export interface PushItem extends ApiRecord {
   deleted: boolean
 }
 
+/** Which failed records SyncStore.requeueFailed queues again. */
+export type RequeueWhich = { all: true } | { ids: string[] } | { sweep: { restedSeconds: number; rounds: number } } | { undelivered: true }
+
+/** How the error of a record whose push never reached the park begins (a failed call, not a refusal). */
+export const UNDELIVERED = 'not delivered: '
+
 export interface PendingPage {
   items: PushItem[]
   /** Where the next page starts (keyset on updateTime, id): updateTime as text, to the millisecond. */
@@ -152,7 +158,10 @@ export class SyncStore {
     return rows[0]
   }
 
-  /** A push of these versions failed: one more attempt counted, the error kept; `failed` at the limit. */
+  /**
+   * A push of these versions failed (the call: the park never judged them): one more attempt
+   * counted, the error kept (marked UNDELIVERED); `failed` at the limit.
+   */
   async recordFailure(resource: ResourceDef, items: { id: string; version: number; error: string }[], maxAttempts: number): Promise<void> {
     if (items.length === 0) return
     await this.pool.query(
@@ -162,7 +171,12 @@ export class SyncStore {
         // a failed record's sync_time says when it failed (the sweep lets it rest before retrying)
         `sync_time = CASE WHEN t.sync_attempts + 1 >= $4 THEN now() ELSE t.sync_time END ` +
         `FROM pushed WHERE ${PUSHED_ROW}`,
-      [items.map((item) => item.id), items.map((item) => item.version), items.map((item) => item.error.slice(0, 1000)), maxAttempts],
+      [
+        items.map((item) => item.id),
+        items.map((item) => item.version),
+        items.map((item) => `${UNDELIVERED}${item.error}`.slice(0, 1000)),
+        maxAttempts,
+      ],
     )
   }
 
@@ -198,22 +212,29 @@ export class SyncStore {
   }
 
   /**
-   * Marks failed records pending again, with a fresh count of attempts: all of them or the given
-   * ids (an operator's retry: the sweep's rounds start over too), or, for the sweep, those that
-   * failed at least `sweep.restedSeconds` ago and were queued again fewer than `sweep.rounds` times
-   * (a record the park can never apply stays failed with its reason, not re-queued forever).
+   * Marks failed records pending again, with a fresh count of attempts:
+   * - `all`, or the given `ids`: an operator's retry (the sweep's rounds start over too);
+   * - `sweep`: those that failed at least `restedSeconds` ago. A record the park refused is queued
+   *   again at most `rounds` times (one the park can never apply stays failed with its reason, not
+   *   re-queued forever); one whose pushes never reached the park (UNDELIVERED) every time, without
+   *   counting a round: however long the park was away, it is not given up on;
+   * - `undelivered`: those whose pushes never reached the park, at once (the park is back).
    */
-  async requeueFailed(resources: ResourceDef[], ids?: string[], sweep?: { restedSeconds: number; rounds: number }): Promise<number> {
+  async requeueFailed(resources: ResourceDef[], which: RequeueWhich): Promise<number> {
     if (resources.length === 0) return 0
-    const [set, condition, values] = ids
-      ? [`sync_rounds = 0`, ` AND id = ANY($1::text[])`, [ids]]
-      : sweep
-        ? [
-            `sync_rounds = sync_rounds + 1`,
-            ` AND sync_rounds < $2 AND sync_time <= now() - make_interval(secs => $1)`,
-            [sweep.restedSeconds, sweep.rounds],
-          ]
-        : [`sync_rounds = 0`, '', []]
+    const undelivered = `starts_with(sync_error, ${literal(UNDELIVERED)})`
+    const [set, condition, values]: [string, string, unknown[]] =
+      'ids' in which
+        ? [`sync_rounds = 0`, ` AND id = ANY($1::text[])`, [which.ids]]
+        : 'sweep' in which
+          ? [
+              `sync_rounds = sync_rounds + CASE WHEN ${undelivered} THEN 0 ELSE 1 END`,
+              ` AND (sync_rounds < $2 OR ${undelivered}) AND sync_time <= now() - make_interval(secs => $1)`,
+              [which.sweep.restedSeconds, which.sweep.rounds],
+            ]
+          : 'undelivered' in which
+            ? [`sync_rounds = sync_rounds`, ` AND ${undelivered}`, []]
+            : [`sync_rounds = 0`, '', []]
     // Every table in one statement, one round trip (the sweep asks it of 18 tables every minute, and
     // as an edition starts): one data-modifying part per table, each of which runs.
     const parts = resources.map(

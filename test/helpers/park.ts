@@ -72,6 +72,11 @@ export async function startEdition(
   return { url, databaseUrl, start, stop }
 }
 
+/** An enterprise's settings pushing to the park at `url` as its admin, with these others. */
+export function pushingTo(url: string, settings: Record<string, string> = {}): Record<string, string> {
+  return { PARK_URL: url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, ...settings }
+}
+
 export const startParkProcess = (t: TestContext, env: Record<string, string> = {}) => startEdition(t, { edition: 'park', env })
 
 /** A JSON POST with an optional bearer token; answers the envelope. */

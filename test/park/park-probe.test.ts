@@ -5,8 +5,8 @@ import pg from 'pg'
 import t from 'tap'
 import { chaosProxy } from '../helpers/chaos-proxy.ts'
 import { record } from '../helpers/fixtures.ts'
-import { allSynced, eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
-import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+import { allSynced, eventually, loginTo, post, pushingTo, startEdition, startParkProcess } from '../helpers/park.ts'
+import { startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
 
@@ -37,7 +37,7 @@ async function pushJobs(db: pg.Pool): Promise<{ state: string; retry_count: numb
 t.test('a park back after an outage is fed at once, long before the backoff would retry', async (t) => {
   await park.stop()
   const enterprise = await startService(t, {
-    env: { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '3600' },
+    env: pushingTo(park.url, { SYNC_RETRY_DELAY_MAX_SECONDS: '3600' }),
   })
   const push = enterprise.app.push!
   const db = enterprise.database.pool
@@ -114,7 +114,7 @@ t.test('a park that answers but refuses the login is knocked on at the backoffâ€
 
 t.test('an enterprise started before its park: the start-up push fails, and the backlog drains once the park listens', async (t) => {
   await park.stop()
-  const env = { PARK_URL: park.url, PARK_USER: 'admin', PARK_PASSWORD: ADMIN_PASSWORD, SYNC_RETRY_DELAY_MAX_SECONDS: '3600' }
+  const env = pushingTo(park.url, { SYNC_RETRY_DELAY_MAX_SECONDS: '3600' })
   const enterprise = await startEdition(t, { edition: 'enterprise', env })
   const token = await loginTo(enterprise.url)
   for (let batch = 0; batch < 2; batch++) {
@@ -154,5 +154,48 @@ t.test('an enterprise started before its park: the start-up push fails, and the 
   t.equal(await metric('park_push_records_acknowledged_total'), 1000)
   t.equal(await enterprise.stop(), 0, 'stops cleanly with the probe ended')
 })
+
+t.test(
+  'records whose retries ran out while the park was away: never given up on by the sweep, and pushed at once when it is back',
+  async (t) => {
+    await park.stop()
+    const enterprise = await startService(t, {
+      // One attempt, one round: any refusal would be final after a single sweep.
+      env: pushingTo(park.url, { SYNC_RETRY_LIMIT: '0', SYNC_FAILED_REQUEUE_ROUNDS: '1', SYNC_RETRY_DELAY_MAX_SECONDS: '3600' }),
+    })
+    const push = enterprise.app.push!
+    const db = enterprise.database.pool
+    const token = await enterprise.login()
+    const list = Array.from({ length: 30 }, (_, i) => record('riskUnit', `RU-AWAY-${i}`))
+    t.equal((await enterprise.call('/prevent/riskUnit/add-batch', { list }, { token })).body.code, 0)
+    const states = async () =>
+      (await db.query(`SELECT sync_status, sync_rounds, sync_error FROM risk_unit WHERE id LIKE 'RU-AWAY-%'`)).rows as {
+        sync_status: string
+        sync_rounds: number
+        sync_error: string
+      }[]
+    const allFailed = async () => (await states()).every((row) => row.sync_status === 'failed')
+    await eventually(allFailed, { what: 'every record failed, its one attempt spent' })
+    await holdBackoffAndSweep(db)
+    for (const row of await states()) t.match(row.sync_error, /^not delivered: park unreachable/)
+
+    // Three sweeps while the park is away, each after the records rested: queued again every time, no round counted.
+    for (let sweep = 0; sweep < 3; sweep++) {
+      await db.query(`UPDATE risk_unit SET sync_time = now() - interval '1 hour' WHERE id LIKE 'RU-AWAY-%'`)
+      await push.sweep()
+      const { rows } = await db.query(
+        `SELECT bool_and(sync_time > now() - interval '1 minute') AS again FROM risk_unit WHERE id LIKE 'RU-AWAY-%'`,
+      )
+      t.ok(rows[0].again && (await allFailed()), `sweep ${sweep + 1}: every record pushed again, and failed again`)
+    }
+    t.same([...new Set((await states()).map((row) => row.sync_rounds))], [0], 'no round counted: they are not given up on')
+    t.equal((await enterprise.call('/system/sync/status', {}, { token })).body.data.failedExhausted, 0)
+
+    // Neither the backoff's retries nor the sweep run now: only the park's return explains them going.
+    await park.start()
+    await eventually(() => allSynced(enterprise.url, token), { timeoutMs: 30_000, what: 'every record synced' })
+    t.equal(push.stats.probeDrains, 1, 'fed by the probe')
+  },
+)
 
 t.end()
