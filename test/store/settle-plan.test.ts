@@ -5,7 +5,7 @@
 // default costs, every row was hashed: 13 ms a page at 20 000 rows, growing with the table).
 import type pg from 'pg'
 import t from 'tap'
-import { SyncStore } from '../../src/store/sync-store.ts'
+import { SyncStore, UNDELIVERED } from '../../src/store/sync-store.ts'
 import { record } from '../helpers/fixtures.ts'
 import { storeOnService } from '../helpers/gathering.ts'
 
@@ -81,9 +81,9 @@ t.test('a failed call is recorded on the page, and its statement reads the page 
     page.items.map((item) => ({ id: item.id, version: item.version, error: 'park unreachable: test' })),
     1,
   )
-  const { rows } = await pool.query(
-    `SELECT count(*)::int AS n FROM monitor_equip WHERE sync_status = 'failed' AND sync_error = 'park unreachable: test'`,
-  )
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM monitor_equip WHERE sync_status = 'failed' AND sync_error = $1`, [
+    `${UNDELIVERED}park unreachable: test`,
+  ])
   t.equal(rows[0].n, 300)
   t.equal(sent.length, 1)
   t.same(await scannedInFull(sent[0]), [], 'no table read in full')
