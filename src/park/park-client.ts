@@ -252,6 +252,14 @@ export class ParkClient implements ParkHoldings {
     }
   }
 
+  /**
+   * Logs in ahead of a push (an edition starting with a backlog): the park's check of the password
+   * runs while the first page is read. A failure is left to the push's own login.
+   */
+  async logInAhead(): Promise<void> {
+    await this.login().catch(() => undefined)
+  }
+
   /** The token, logging in when there is none: pages pushed at once share one login. */
   private async login(): Promise<string> {
     if (this.token) return this.token

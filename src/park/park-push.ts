@@ -132,7 +132,8 @@ export class ParkPush {
   async start(): Promise<void> {
     // Whatever an earlier run left pending is pushed now, not at the next minute's sweep, nor once
     // pg-boss is up: the first drain needs no queue (a drain that fails is retried by the probe, or
-    // by the sweep's schedule).
+    // by the sweep's schedule). The login to the park meanwhile.
+    void this.client.logInAhead()
     void this.sweep()
     const boss = await this.background.start()
     await boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
