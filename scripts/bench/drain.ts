@@ -7,7 +7,7 @@ import { ensureEnterpriseAccount } from '../dev/park-account.ts'
 import { delay, fail, halted, note } from './common.ts'
 import { connect, type Databases, query } from './database.ts'
 import { fillMonitorEquip } from './fill.ts'
-import { COMPANY_CODE, EDITION_PASSWORD, type Proc, startEdition, stop } from './processes.ts'
+import { COMPANY_CODE, cpuSeconds, EDITION_PASSWORD, type Proc, startEdition, stop } from './processes.ts'
 import { addRow } from './report.ts'
 import { settings } from './settings.ts'
 
@@ -48,6 +48,7 @@ export async function drainGroup(databases: Databases): Promise<void> {
     procs.push(park)
     await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, account)
     const parkReady = performance.now()
+    const parkCpuAtReady = cpuSeconds(park)
     const enterprise = await startEdition('drain-enterprise', 'enterprise', enterpriseUrl, {
       raisedLimits: false,
       extra: { PARK_URL: park.url, PARK_USER: account.userName, PARK_PASSWORD: account.password },
@@ -59,13 +60,20 @@ export async function drainGroup(databases: Databases): Promise<void> {
     const [{ n: parked }] = await query<{ n: number }>(parkUrl, `SELECT count(*)::int AS n FROM monitor_equip`)
     if (parked !== count) fail(`drain: the park holds ${parked} records of the ${count} pushed`)
     const seconds = (done - parkReady) / 1000
+    // CPU used from the park ready to the end (the enterprise's from its spawn): steadier than the
+    // time on a shared machine, for comparing changes.
+    const used = [cpuSeconds(enterprise), cpuSeconds(park)]
+    const cpu =
+      used[0] !== undefined && used[1] !== undefined && parkCpuAtReady !== undefined
+        ? `; CPU used: enterprise ${used[0].toFixed(2)} s, park ${(used[1] - parkCpuAtReady).toFixed(2)} s`
+        : ''
     addRow({
       group: 'drain',
       what: `backlog of ${count.toLocaleString('en-US')} pending records drained, from the park ready (enterprise start-up included)`,
       value: count / seconds,
       unit: 'records/s',
       target: { op: '>=', limit: 5000, relative: false },
-      detail: `all synced ${seconds.toFixed(2)} s after the park was ready; the enterprise started in ${((enterpriseReady - parkReady) / 1000).toFixed(2)} s, then ${(count / ((done - enterpriseReady) / 1000)).toFixed(0)} records/s`,
+      detail: `all synced ${seconds.toFixed(2)} s after the park was ready; the enterprise started in ${((enterpriseReady - parkReady) / 1000).toFixed(2)} s, then ${(count / ((done - enterpriseReady) / 1000)).toFixed(0)} records/s${cpu}`,
     })
   } finally {
     for (const proc of procs.reverse()) await stop(proc)

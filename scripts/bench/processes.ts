@@ -147,3 +147,14 @@ export function memory(proc: Proc): { rss: number; peak: number } | undefined {
     return undefined
   }
 }
+
+/** CPU time the process has used so far (s, all its threads), from /proc/<pid>/stat (Linux's 100 ticks a second). */
+export function cpuSeconds(proc: Proc): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
