@@ -21,7 +21,8 @@
 // - `park-sweep`, scheduled every minute (and run as each instance starts), queues failed records
 //   again once they have rested a while (those the park refused a bounded number of times, those
 //   whose pushes never reached it every time) and drains anything pending, so nothing is stranded
-//   by a killed process or a long outage; the probe seeing the park back queues the latter at once.
+//   by a killed process or a long outage; the probe seeing the park back, and any drain whose calls
+//   succeed after failed ones, queue the latter at once.
 // Drains are idempotent (pushed and acknowledged by version): two at once (two instances) do no
 // harm; in one process they run one after the other. A record becomes synced only for the version
 // the park says it holds (at-least-once delivery, exactly-once effect).
@@ -183,11 +184,18 @@ export class ParkPush {
     if (now - this.probeDrainAt < this.backoffMs) return
     this.probeDrainAt = now
     this.stats.probeDrains++
-    // Records whose pushes never reached it (their retries ran out while it was away) go too, at once.
-    void this.sync
-      .requeueFailed(withAttachments(this.registry.all), { undelivered: true })
-      .catch((error: unknown) => this.log.warn({ err: error }, 'park push: could not queue undelivered records again'))
-      .finally(() => this.retryNow())
+    // Its drain may find nothing pending: the records whose retries ran out meanwhile are queued first.
+    void this.requeueUndelivered().finally(() => this.retryNow())
+  }
+
+  /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
+  private async requeueUndelivered(): Promise<void> {
+    try {
+      if ((await this.sync.requeueFailed(withAttachments(this.registry.all), { undelivered: true })) > 0) this.wake()
+    } catch (error) {
+      // The sweep queues them again later.
+      this.log.warn({ err: error }, 'park push: could not queue undelivered records again')
+    }
   }
 
   /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
@@ -227,12 +235,18 @@ export class ParkPush {
 
   private async drainOnce(): Promise<void> {
     try {
+      const callsBefore = this.stats.calls
       await this.drainAll()
+      // Calls made and answered, after calls that failed.
+      const recovered = this.backoffMs > 0 && this.stats.calls > callsBefore
       this.retrying = false
       this.backoffMs = 0
       this.parkDownUntil = 0
       this.probeDrainAt = 0
       this.probe.stop()
+      // The park takes pushes again after failed calls (back after an outage, or over its own
+      // errors): the records whose retries ran out meanwhile go now, not after the sweep's rest.
+      if (recovered) await this.requeueUndelivered()
     } catch (error) {
       if (error instanceof ParkUnavailable) {
         this.backoffMs = Math.min(Math.max(1000, this.backoffMs * 2), this.settings.retryDelayMaxSeconds * 1000)
@@ -372,8 +386,8 @@ export class ParkPush {
       await this.sync.requeueFailed(targets, {
         sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })
-      // A drain reads which tables hold pending rows first (and stops there when none do).
-      await this.drain()
+      // Only when something waits: a drain that pushes nothing tells nothing of the park.
+      if (await this.sync.hasPending(targets)) await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')

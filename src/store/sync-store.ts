@@ -180,6 +180,14 @@ export class SyncStore {
     )
   }
 
+  /** Whether any of these tables holds a pending row (one statement, prepared). */
+  async hasPending(resources: ResourceDef[]): Promise<boolean> {
+    const sql = resources.map((resource) => `SELECT 1 FROM ${quote(resource.table)} WHERE sync_status = 'pending'`).join(' UNION ALL ')
+    const text = `SELECT EXISTS (${sql}) AS pending`
+    const { rows } = await this.pool.query(prepared(text))
+    return rows[0].pending
+  }
+
   /**
    * Per resource: pending and failed counted exactly (they are few, and a partial index holds
    * them); synced counted exactly up to SYNCED_EXACT_LIMIT, beyond it estimated from the table's

@@ -198,4 +198,36 @@ t.test(
   },
 )
 
+t.test(
+  'any drain whose calls succeed after failed ones (here the sweep’s, the probe slow) pushes the records whose retries ran out, unrested',
+  async (t) => {
+    await park.stop()
+    const enterprise = await startService(t, {
+      env: pushingTo(park.url, {
+        SYNC_RETRY_LIMIT: '0',
+        SYNC_RETRY_DELAY_MAX_SECONDS: '3600',
+        SYNC_FAILED_RETRY_SECONDS: '3600',
+        SYNC_PARK_PROBE_MS: '60000',
+      }),
+    })
+    const push = enterprise.app.push!
+    const db = enterprise.database.pool
+    const token = await enterprise.login()
+    const list = Array.from({ length: 30 }, (_, i) => record('riskUnit', `RU-BACK-${i}`))
+    t.equal((await enterprise.call('/prevent/riskUnit/add-batch', { list }, { token })).body.code, 0)
+    const failed = async () =>
+      (await db.query(`SELECT count(*)::int AS n FROM risk_unit WHERE id LIKE 'RU-BACK-%' AND sync_status = 'failed'`)).rows[0].n
+    await eventually(async () => (await failed()) === 30, { what: 'every record failed, its one attempt spent' })
+    await holdBackoffAndSweep(db)
+
+    await park.start()
+    // A write while the park is known down waits (writes do not knock); the sweep pushes it. Its own
+    // re-queue takes none of the failed records (they rest an hour): its drain's success does.
+    t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-BACK-NEW'), { token })).body.code, 0)
+    await push.sweep()
+    await eventually(() => allSynced(enterprise.url, token), { timeoutMs: 30_000, what: 'every record synced' })
+    t.equal(push.stats.probeDrains, 0, 'not the probe’s doing')
+  },
+)
+
 t.end()
