@@ -231,23 +231,24 @@ export class SyncStore {
   async requeueFailed(resources: ResourceDef[], which: RequeueWhich): Promise<number> {
     if (resources.length === 0) return 0
     const undelivered = `starts_with(sync_error, ${literal(UNDELIVERED)})`
-    const [set, condition, values]: [string, string, unknown[]] =
+    // What becomes of the rounds (an operator's retry starts them over; the sweep counts refusals), and which records.
+    const [rounds, condition, values]: [string, string, unknown[]] =
       'ids' in which
-        ? [`sync_rounds = 0`, ` AND id = ANY($1::text[])`, [which.ids]]
+        ? [`, sync_rounds = 0`, ` AND id = ANY($1::text[])`, [which.ids]]
         : 'sweep' in which
           ? [
-              `sync_rounds = sync_rounds + CASE WHEN ${undelivered} THEN 0 ELSE 1 END`,
+              `, sync_rounds = sync_rounds + CASE WHEN ${undelivered} THEN 0 ELSE 1 END`,
               ` AND (sync_rounds < $2 OR ${undelivered}) AND sync_time <= now() - make_interval(secs => $1)`,
               [which.sweep.restedSeconds, which.sweep.rounds],
             ]
           : 'undelivered' in which
-            ? [`sync_rounds = sync_rounds`, ` AND ${undelivered}`, []]
-            : [`sync_rounds = 0`, '', []]
+            ? ['', ` AND ${undelivered}`, []]
+            : [`, sync_rounds = 0`, '', []]
     // Every table in one statement, one round trip (the sweep asks it of 18 tables every minute, and
     // as an edition starts): one data-modifying part per table, each of which runs.
     const parts = resources.map(
       (resource, i) =>
-        `r${i} AS (UPDATE ${quote(resource.table)} SET sync_status = 'pending', sync_attempts = 0, ${set} ` +
+        `r${i} AS (UPDATE ${quote(resource.table)} SET sync_status = 'pending', sync_attempts = 0${rounds} ` +
         `WHERE sync_status = 'failed'${condition} RETURNING 1)`,
     )
     const counted = resources.map((_, i) => `(SELECT count(*) FROM r${i})`).join(' + ')

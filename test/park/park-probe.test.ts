@@ -155,28 +155,38 @@ t.test('an enterprise started before its park: the start-up push fails, and the 
   t.equal(await enterprise.stop(), 0, 'stops cleanly with the probe ended')
 })
 
+/**
+ * With the park away: an enterprise allowed one attempt per record (and these other settings), 30
+ * records `<prefix>-<i>` written in one batch and failed, the backoff's retries and the sweep held.
+ */
+async function failedWhileAway(t: Parameters<typeof startService>[0], prefix: string, settings: Record<string, string>) {
+  await park.stop()
+  const enterprise = await startService(t, {
+    env: pushingTo(park.url, { SYNC_RETRY_LIMIT: '0', SYNC_RETRY_DELAY_MAX_SECONDS: '3600', ...settings }),
+  })
+  const db = enterprise.database.pool
+  const token = await enterprise.login()
+  const list = Array.from({ length: 30 }, (_, i) => record('riskUnit', `${prefix}-${i}`))
+  const written = (await enterprise.call('/prevent/riskUnit/add-batch', { list }, { token })).body.code
+  if (written !== 0) throw new Error(`the batch of ${prefix} answered ${written}`)
+  const failed = async () =>
+    (await db.query(`SELECT count(*)::int AS n FROM risk_unit WHERE id LIKE $1 AND sync_status = 'failed'`, [`${prefix}-%`])).rows[0].n
+  await eventually(async () => (await failed()) === 30, { what: 'every record failed, its one attempt spent' })
+  await holdBackoffAndSweep(db)
+  return { written, enterprise, push: enterprise.app.push!, db, token, allFailed: async () => (await failed()) === 30 }
+}
+
 t.test(
   'records whose retries ran out while the park was away: never given up on by the sweep, and pushed at once when it is back',
   async (t) => {
-    await park.stop()
-    const enterprise = await startService(t, {
-      // One attempt, one round: any refusal would be final after a single sweep.
-      env: pushingTo(park.url, { SYNC_RETRY_LIMIT: '0', SYNC_FAILED_REQUEUE_ROUNDS: '1', SYNC_RETRY_DELAY_MAX_SECONDS: '3600' }),
-    })
-    const push = enterprise.app.push!
-    const db = enterprise.database.pool
-    const token = await enterprise.login()
-    const list = Array.from({ length: 30 }, (_, i) => record('riskUnit', `RU-AWAY-${i}`))
-    t.equal((await enterprise.call('/prevent/riskUnit/add-batch', { list }, { token })).body.code, 0)
+    // One round: any refusal would be final after a single sweep.
+    const { written, enterprise, push, db, token, allFailed } = await failedWhileAway(t, 'RU-AWAY', { SYNC_FAILED_REQUEUE_ROUNDS: '1' })
+    t.equal(written, 0)
     const states = async () =>
-      (await db.query(`SELECT sync_status, sync_rounds, sync_error FROM risk_unit WHERE id LIKE 'RU-AWAY-%'`)).rows as {
-        sync_status: string
+      (await db.query(`SELECT sync_rounds, sync_error FROM risk_unit WHERE id LIKE 'RU-AWAY-%'`)).rows as {
         sync_rounds: number
         sync_error: string
       }[]
-    const allFailed = async () => (await states()).every((row) => row.sync_status === 'failed')
-    await eventually(allFailed, { what: 'every record failed, its one attempt spent' })
-    await holdBackoffAndSweep(db)
     for (const row of await states()) t.match(row.sync_error, /^not delivered: park unreachable/)
 
     // Three sweeps while the park is away, each after the records rested: queued again every time, no round counted.
@@ -201,24 +211,11 @@ t.test(
 t.test(
   'any drain whose calls succeed after failed ones (here the sweep’s, the probe slow) pushes the records whose retries ran out, unrested',
   async (t) => {
-    await park.stop()
-    const enterprise = await startService(t, {
-      env: pushingTo(park.url, {
-        SYNC_RETRY_LIMIT: '0',
-        SYNC_RETRY_DELAY_MAX_SECONDS: '3600',
-        SYNC_FAILED_RETRY_SECONDS: '3600',
-        SYNC_PARK_PROBE_MS: '60000',
-      }),
+    const { written, enterprise, push, token } = await failedWhileAway(t, 'RU-BACK', {
+      SYNC_FAILED_RETRY_SECONDS: '3600',
+      SYNC_PARK_PROBE_MS: '60000',
     })
-    const push = enterprise.app.push!
-    const db = enterprise.database.pool
-    const token = await enterprise.login()
-    const list = Array.from({ length: 30 }, (_, i) => record('riskUnit', `RU-BACK-${i}`))
-    t.equal((await enterprise.call('/prevent/riskUnit/add-batch', { list }, { token })).body.code, 0)
-    const failed = async () =>
-      (await db.query(`SELECT count(*)::int AS n FROM risk_unit WHERE id LIKE 'RU-BACK-%' AND sync_status = 'failed'`)).rows[0].n
-    await eventually(async () => (await failed()) === 30, { what: 'every record failed, its one attempt spent' })
-    await holdBackoffAndSweep(db)
+    t.equal(written, 0)
 
     await park.start()
     // A write while the park is known down waits (writes do not knock); the sweep pushes it. Its own
