@@ -4,7 +4,17 @@
 // arrive twice. The same signal again within this time counts as one.
 const SIGNAL_DEDUP_MS = 1500
 
-/** Calls handler for a signal, except for a repeat of the same signal within SIGNAL_DEDUP_MS. */
+// How often the parent is looked at (see onSignals).
+const PARENT_WATCH_MS = 500
+
+/**
+ * Calls handler for a signal, except for a repeat of the same signal within SIGNAL_DEDUP_MS.
+ * The parent going away before any signal came counts as SIGTERM: `npm start` sent SIGTERM (by a
+ * process manager, a container's stop, a test harness) passes it to the shell running the script,
+ * which dies of it without passing it on. This process would run on, re-parented, keeping the
+ * editions, the database and their ports. After a signal (a terminal's Ctrl+C reaches every
+ * process of the group, and npm may exit first) the stop under way goes on as it is.
+ */
 export function onSignals(handler: (signal: NodeJS.Signals, repeated: boolean) => void): void {
   const last = new Map<NodeJS.Signals, number>()
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -16,6 +26,14 @@ export function onSignals(handler: (signal: NodeJS.Signals, repeated: boolean) =
       handler(signal, repeated)
     })
   }
+  const parent = process.ppid
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(watch)
+    if (last.size > 0) return
+    last.set('SIGTERM', Date.now())
+    handler('SIGTERM', false)
+  }, PARENT_WATCH_MS).unref()
 }
 
 /** The exit code of a process ended by signal: 128 + its number. */
