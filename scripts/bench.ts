@@ -8,7 +8,8 @@
 //   history     the baseline statement with the service's history entry (its own SQL) against it
 //   park        the enterprise edition pushing to a park edition on the same machine: add rate, time
 //               until all written is synced after the load, RSS of both editions
-//   drain       a backlog of pending records drained once the park is up: records/s
+//   drain       a backlog of pending records drained once the park is up: records/s, at the
+//               enterprise's start, and with the enterprise up when the park comes back
 //   reads       reads on generated tables of BENCH_ROWS records, add on the filled table
 //   park-reads  reads on the park's generated table of BENCH_PARK_ROWS records
 // The add baseline runs whenever add, history or park does.

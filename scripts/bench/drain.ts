@@ -1,8 +1,12 @@
 // Row group `drain`: a backlog of BENCH_DRAIN_RECORDS (20 000) pending monitorEquip records, written
-// by SQL into a stopped enterprise's database (as a write does: the record with sync_status
-// 'pending'), then the park edition started, then the enterprise edition pushing to it (its
-// start-up sweep pushes what is pending). The figure: records per second from the park being
-// ready (its enterprise account set) to every record `synced`, the enterprise's start-up included.
+// by SQL into an enterprise's database (as a write does: the record with sync_status 'pending'),
+// pushed to a park edition. Two ways the park may find it:
+// - at the enterprise's start: the park started, then the enterprise edition pushing to it (its
+//   start-up sweep pushes what is pending). Records per second from the park being ready (its
+//   enterprise account set) to every record `synced`, the enterprise's start-up included;
+// - the park coming back: the enterprise up, its pushes failing while the park is stopped, then
+//   the park started again on its port and database. Records per second from the park being ready
+//   again to every record `synced` (the enterprise's probe finds it: SYNC_PARK_PROBE_MS).
 import { ensureEnterpriseAccount } from '../dev/park-account.ts'
 import { delay, fail, halted, note } from './common.ts'
 import { connect, type Databases, query } from './database.ts'
@@ -17,17 +21,13 @@ const account = {
   companyCode: COMPANY_CODE,
 }
 
-/** Resolves with performance.now() once no record is other than synced; undefined past the timeout. */
-async function allSynced(databaseUrl: string, since: number): Promise<number | undefined> {
+/** Resolves with performance.now() once `condition` (a boolean `answer` column) holds; undefined past the timeout. */
+async function whenHolds(databaseUrl: string, condition: string, since: number): Promise<number | undefined> {
   const client = await connect(databaseUrl)
   try {
     for (;;) {
-      // Whether any is left, not how many: counting 20 000 pending rows every 20 ms cost PostgreSQL
-      // as much CPU as the settles being measured.
-      const { rows } = await client.query<{ left: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM monitor_equip WHERE sync_status <> 'synced') AS left`,
-      )
-      if (!rows[0].left) return performance.now()
+      const { rows } = await client.query<{ answer: boolean }>(condition)
+      if (rows[0].answer) return performance.now()
       if (performance.now() - since > settings.syncTimeoutSeconds * 1000 || halted()) return undefined
       await delay(20)
     }
@@ -36,8 +36,23 @@ async function allSynced(databaseUrl: string, since: number): Promise<number | u
   }
 }
 
-export async function drainGroup(databases: Databases): Promise<void> {
-  const count = settings.drainRecords
+// Whether any is left, not how many: counting 20 000 pending rows every 20 ms cost PostgreSQL as
+// much CPU as the settles being measured.
+const ALL_SYNCED = `SELECT NOT EXISTS (SELECT 1 FROM monitor_equip WHERE sync_status <> 'synced') AS answer`
+
+/** The park holds every record pushed; the CPU each process used since its `from` figure, as the row's words. */
+async function checkedCpu(parkUrl: string, count: number, used: [string, Proc, number | undefined][]): Promise<string> {
+  const [{ n: parked }] = await query<{ n: number }>(parkUrl, `SELECT count(*)::int AS n FROM monitor_equip`)
+  if (parked !== count) fail(`drain: the park holds ${parked} records of the ${count} pushed`)
+  const figures = used.map(([name, proc, from]) => {
+    const now = cpuSeconds(proc)
+    return now === undefined || from === undefined ? undefined : `${name} ${(now - from).toFixed(2)} s`
+  })
+  return figures.includes(undefined) ? '' : `; CPU used: ${figures.join(', ')}`
+}
+
+/** The park started, then the enterprise with its backlog. */
+async function backlogAtStart(databases: Databases, count: number): Promise<void> {
   const enterpriseUrl = await databases.create('drain_enterprise', 'enterprise')
   const parkUrl = await databases.create('drain_park')
   note(`drain: ${count} pending records written by SQL`)
@@ -55,18 +70,15 @@ export async function drainGroup(databases: Databases): Promise<void> {
     })
     procs.push(enterprise)
     const enterpriseReady = performance.now()
-    const done = await allSynced(enterpriseUrl, parkReady)
+    const done = await whenHolds(enterpriseUrl, ALL_SYNCED, parkReady)
     if (done === undefined) return fail(`drain: records still pending ${settings.syncTimeoutSeconds} s after the park was ready`)
-    const [{ n: parked }] = await query<{ n: number }>(parkUrl, `SELECT count(*)::int AS n FROM monitor_equip`)
-    if (parked !== count) fail(`drain: the park holds ${parked} records of the ${count} pushed`)
     const seconds = (done - parkReady) / 1000
     // CPU used from the park ready to the end (the enterprise's from its spawn): steadier than the
     // time on a shared machine, for comparing changes.
-    const used = [cpuSeconds(enterprise), cpuSeconds(park)]
-    const cpu =
-      used[0] !== undefined && used[1] !== undefined && parkCpuAtReady !== undefined
-        ? `; CPU used: enterprise ${used[0].toFixed(2)} s, park ${(used[1] - parkCpuAtReady).toFixed(2)} s`
-        : ''
+    const cpu = await checkedCpu(parkUrl, count, [
+      ['enterprise', enterprise, 0],
+      ['park', park, parkCpuAtReady],
+    ])
     addRow({
       group: 'drain',
       what: `backlog of ${count.toLocaleString('en-US')} pending records drained, from the park ready (enterprise start-up included)`,
@@ -78,4 +90,57 @@ export async function drainGroup(databases: Databases): Promise<void> {
   } finally {
     for (const proc of procs.reverse()) await stop(proc)
   }
+}
+
+/** The enterprise up with its backlog while the park is stopped, then the park started again. */
+async function parkComingBack(databases: Databases, count: number): Promise<void> {
+  const enterpriseUrl = await databases.create('drain_back_enterprise', 'enterprise')
+  const parkUrl = await databases.create('drain_back_park')
+  note(`drain, the park coming back: ${count} pending records written by SQL`)
+  await fillMonitorEquip(enterpriseUrl, { count, status: 'pending', companyCode: COMPANY_CODE })
+  const procs: Proc[] = []
+  try {
+    const first = await startEdition('drain-back-park', 'park', parkUrl, { raisedLimits: false })
+    await ensureEnterpriseAccount(first.url, EDITION_PASSWORD, account)
+    const port = Number(new URL(first.url).port)
+    await stop(first)
+    const enterprise = await startEdition('drain-back-enterprise', 'enterprise', enterpriseUrl, {
+      raisedLimits: false,
+      extra: { PARK_URL: first.url, PARK_USER: account.userName, PARK_PASSWORD: account.password },
+    })
+    procs.push(enterprise)
+    // Its start-up sweep has pushed and failed: the park is known down, the probe looks for it.
+    const failed = await whenHolds(
+      enterpriseUrl,
+      `SELECT EXISTS (SELECT 1 FROM monitor_equip WHERE sync_attempts > 0) AS answer`,
+      performance.now(),
+    )
+    if (failed === undefined) return fail(`drain: the enterprise did not try to push within ${settings.syncTimeoutSeconds} s`)
+    const park = await startEdition('drain-back-park', 'park', parkUrl, { raisedLimits: false, port })
+    procs.push(park)
+    const parkReady = performance.now()
+    const cpuAtReady = [cpuSeconds(enterprise), cpuSeconds(park)]
+    const done = await whenHolds(enterpriseUrl, ALL_SYNCED, parkReady)
+    if (done === undefined) return fail(`drain: records still pending ${settings.syncTimeoutSeconds} s after the park was back`)
+    const seconds = (done - parkReady) / 1000
+    const cpu = await checkedCpu(parkUrl, count, [
+      ['enterprise', enterprise, cpuAtReady[0]],
+      ['park', park, cpuAtReady[1]],
+    ])
+    addRow({
+      group: 'drain',
+      what: `backlog of ${count.toLocaleString('en-US')} records written while the park was down, drained once it is back (enterprise up)`,
+      value: count / seconds,
+      unit: 'records/s',
+      target: { op: '>=', limit: 5000, relative: false },
+      detail: `all synced ${seconds.toFixed(2)} s after the park was ready again${cpu}`,
+    })
+  } finally {
+    for (const proc of procs.reverse()) await stop(proc)
+  }
+}
+
+export async function drainGroup(databases: Databases): Promise<void> {
+  await backlogAtStart(databases, settings.drainRecords)
+  await parkComingBack(databases, settings.drainRecords)
 }

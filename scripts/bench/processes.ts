@@ -79,15 +79,15 @@ export const COMPANY_CODE = '000000000'
  * the admin password and, when `raisedLimits` (a load or a series of reads from one account), rate
  * limits out of the way (a per-user limit of 1 200 a minute would answer 429). A park receiving
  * pushes keeps the default limits: the push is what it serves. `extra`: more settings (the park
- * client's).
+ * client's). `port`: the port of an edition started again (by default a free one).
  */
 export async function startEdition(
   name: string,
   edition: 'enterprise' | 'park',
   databaseUrl: string,
-  options: { raisedLimits: boolean; extra?: NodeJS.ProcessEnv },
+  options: { raisedLimits: boolean; extra?: NodeJS.ProcessEnv; port?: number },
 ): Promise<Proc> {
-  const port = await freePort()
+  const port = options.port ?? (await freePort())
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const key of Object.keys(env)) if (key.startsWith('BENCH_') || key.startsWith('PARK_') || key === 'DATABASE_URL') delete env[key]
   Object.assign(env, {
