@@ -9,11 +9,13 @@ const PARENT_WATCH_MS = 500
 
 /**
  * Calls handler for a signal, except for a repeat of the same signal within SIGNAL_DEDUP_MS.
- * The parent going away before any signal came counts as SIGTERM: `npm start` sent SIGTERM (by a
- * process manager, a container's stop, a test harness) passes it to the shell running the script,
- * which dies of it without passing it on. This process would run on, re-parented, keeping the
- * editions, the database and their ports. After a signal (a terminal's Ctrl+C reaches every
- * process of the group, and npm may exit first) the stop under way goes on as it is.
+ * Run by npm (`npm start`: npm_lifecycle_event set), the parent going away before any signal came
+ * counts as SIGTERM: npm sent SIGTERM (by a process manager, a container's stop, a test harness)
+ * passes it to the shell running the script, which dies of it without passing it on. This process
+ * would run on, re-parented, keeping the editions, the database and their ports. Run by hand
+ * (`nohup node scripts/start.ts &`, say), a parent going away is left alone. After a signal (a
+ * terminal's Ctrl+C reaches every process of the group, and npm may exit first) the stop under
+ * way goes on as it is.
  */
 export function onSignals(handler: (signal: NodeJS.Signals, repeated: boolean) => void): void {
   const last = new Map<NodeJS.Signals, number>()
@@ -26,6 +28,7 @@ export function onSignals(handler: (signal: NodeJS.Signals, repeated: boolean) =
       handler(signal, repeated)
     })
   }
+  if (!process.env.npm_lifecycle_event) return
   const parent = process.ppid
   const watch = setInterval(() => {
     if (process.ppid === parent) return

@@ -119,7 +119,14 @@ const answers = (port: number) =>
  * re-parented, stops what it started as on SIGTERM.
  */
 async function orphaned(t: Teardown, env: Record<string, string | undefined>, ports: number[]): Promise<void> {
-  const environment: Record<string, string | undefined> = { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', ...env }
+  const environment: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    HOST: '127.0.0.1',
+    // As npm runs the script (its parent is watched only then).
+    npm_lifecycle_event: 'start',
+    ...env,
+  }
   for (const [name, value] of Object.entries(environment)) if (value === undefined) delete environment[name]
   const shell = spawn('sh', ['-c', `"${process.execPath}" scripts/start.ts`], { env: environment, stdio: 'ignore' })
   t.teardown(() => shell.kill('SIGKILL'))
