@@ -40,10 +40,14 @@ async function whenHolds(databaseUrl: string, condition: string, since: number):
 // much CPU as the settles being measured.
 const ALL_SYNCED = `SELECT NOT EXISTS (SELECT 1 FROM monitor_equip WHERE sync_status <> 'synced') AS answer`
 
-/** The park holds every record pushed; the CPU each process used since its `from` figure, as the row's words. */
-async function checkedCpu(parkUrl: string, count: number, used: [string, Proc, number | undefined][]): Promise<string> {
+/** Fails the run unless the park holds every record pushed. */
+async function checkParkHoldsAll(parkUrl: string, count: number): Promise<void> {
   const [{ n: parked }] = await query<{ n: number }>(parkUrl, `SELECT count(*)::int AS n FROM monitor_equip`)
   if (parked !== count) fail(`drain: the park holds ${parked} records of the ${count} pushed`)
+}
+
+/** The CPU each process used since its `from` figure, as the row's words ('' when /proc has not told). */
+function cpuUsed(used: [string, Proc, number | undefined][]): string {
   const figures = used.map(([name, proc, from]) => {
     const now = cpuSeconds(proc)
     return now === undefined || from === undefined ? undefined : `${name} ${(now - from).toFixed(2)} s`
@@ -75,10 +79,11 @@ async function backlogAtStart(databases: Databases, count: number): Promise<void
     const seconds = (done - parkReady) / 1000
     // CPU used from the park ready to the end (the enterprise's from its spawn): steadier than the
     // time on a shared machine, for comparing changes.
-    const cpu = await checkedCpu(parkUrl, count, [
+    const cpu = cpuUsed([
       ['enterprise', enterprise, 0],
       ['park', park, parkCpuAtReady],
     ])
+    await checkParkHoldsAll(parkUrl, count)
     addRow({
       group: 'drain',
       what: `backlog of ${count.toLocaleString('en-US')} pending records drained, from the park ready (enterprise start-up included)`,
@@ -101,6 +106,7 @@ async function parkComingBack(databases: Databases, count: number): Promise<void
   const procs: Proc[] = []
   try {
     const first = await startEdition('drain-back-park', 'park', parkUrl, { raisedLimits: false })
+    procs.push(first)
     await ensureEnterpriseAccount(first.url, EDITION_PASSWORD, account)
     const port = Number(new URL(first.url).port)
     await stop(first)
@@ -123,10 +129,11 @@ async function parkComingBack(databases: Databases, count: number): Promise<void
     const done = await whenHolds(enterpriseUrl, ALL_SYNCED, parkReady)
     if (done === undefined) return fail(`drain: records still pending ${settings.syncTimeoutSeconds} s after the park was back`)
     const seconds = (done - parkReady) / 1000
-    const cpu = await checkedCpu(parkUrl, count, [
+    const cpu = cpuUsed([
       ['enterprise', enterprise, cpuAtReady[0]],
       ['park', park, cpuAtReady[1]],
     ])
+    await checkParkHoldsAll(parkUrl, count)
     addRow({
       group: 'drain',
       what: `backlog of ${count.toLocaleString('en-US')} records written while the park was down, drained once it is back (enterprise up)`,

@@ -122,7 +122,7 @@ function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: 
  * Before anything starts: each edition's settings are valid and its port is free. Answers the
  * reason it cannot start, in one line with the fix, or undefined.
  */
-export async function whyEditionCannotStart(edition: DemoEdition): Promise<string | undefined> {
+async function whyEditionCannotStart(edition: DemoEdition): Promise<string | undefined> {
   let host: string
   try {
     host = loadConfig({ ...edition.env, DATABASE_URL: 'postgresql://127.0.0.1/placeholder' }).host
