@@ -264,7 +264,7 @@ function businessOperations(
     format,
     countsByEnterprise: config.edition === 'park',
   })
-  const sync = new SyncStore({ pool, store, registry })
+  const sync = new SyncStore({ pool, registry })
   // One pg-boss for the process: the push's retries and schedules, housekeeping, history retention.
   const background = new Background({ databaseUrl: config.databaseUrl, log: app.log, superviseSeconds: config.push.superviseSeconds })
   const parkStore = new ParkStore({ pool, registry })

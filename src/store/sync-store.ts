@@ -4,7 +4,7 @@
 import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { literal, quote } from './sql-text.ts'
-import type { ApiRecord, ResourceStore } from './resource-store.ts'
+import type { ApiRecord } from './resource-store.ts'
 import { prepared } from './database.ts'
 
 export interface SyncCounts {
@@ -41,12 +41,10 @@ export interface PendingPage {
 
 export class SyncStore {
   private readonly pool: pg.Pool
-  private readonly store: ResourceStore
   private readonly registry: ResourceRegistry
 
-  constructor(options: { pool: pg.Pool; store: ResourceStore; registry: ResourceRegistry }) {
+  constructor(options: { pool: pg.Pool; registry: ResourceRegistry }) {
     this.pool = options.pool
-    this.store = options.store
     this.registry = options.registry
   }
 
@@ -93,9 +91,15 @@ export class SyncStore {
     let bytes = 0
     const kept = rows.findIndex((row, index) => (bytes += row.__bytes) > maxBytes && index > 0)
     const page = kept === -1 ? rows : rows.slice(0, kept)
-    const items = page.map(({ version, __updateTime, __bytes, ...row }) => {
-      const { sync_status, sync_time, sync_error, ...record } = this.store.toApi(resource, row)
-      return { ...record, version, deleted } as PushItem
+    // The record as the push sends it, built once: the columns read are the readable fields but the
+    // sync state, their instants already text (copying each row through toApi and two spreads was
+    // four objects of some thirty properties per record, and their garbage).
+    const items = page.map((row) => {
+      const item: Record<string, unknown> = {}
+      for (const column of columns) item[column] = row[column] ?? null
+      item.version = row.version
+      item.deleted = deleted
+      return item as PushItem
     })
     const last = page.at(-1)
     // More may follow when the page was cut by count or by bytes.

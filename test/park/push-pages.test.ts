@@ -5,8 +5,6 @@ import pg from 'pg'
 import t from 'tap'
 import { loadOpenApi } from '../../src/contract/openapi-document.ts'
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
-import { instantFormatter } from '../../src/store/instant-format.ts'
-import { ResourceStore } from '../../src/store/resource-store.ts'
 import { SyncStore } from '../../src/store/sync-store.ts'
 import { record } from '../helpers/fixtures.ts'
 import { eventually, liveRecords, loginTo, startParkProcess } from '../helpers/park.ts'
@@ -20,8 +18,7 @@ t.test('pending pages bounded by count and by bytes cover every pending record o
   const list = Array.from({ length: 23 }, (_, i) => record('monitorEquip', `ME-PAGE-${String(i).padStart(2, '0')}`))
   t.equal((await service.call('/hazard/monitorEquip/add-batch', { list }, { token })).body.data.failed.length, 0)
   const pool = service.database.pool
-  const store = new ResourceStore({ pool, registry, companyCode: service.config.companyCode, format: instantFormatter('+08:00') })
-  const sync = new SyncStore({ pool, store, registry })
+  const sync = new SyncStore({ pool, registry })
   const resource = registry.get('monitorEquip')
   const { rows } = await pool.query(`SELECT id, octet_length(t::text) AS bytes FROM monitor_equip AS t ORDER BY "updateTime", id`)
   const largest = Math.max(...rows.map((row) => row.bytes))

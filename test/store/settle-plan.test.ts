@@ -24,7 +24,7 @@ const recording = new Proxy(pool, {
     }
   },
 }) as pg.Pool
-const sync = new SyncStore({ pool: recording, store, registry })
+const sync = new SyncStore({ pool: recording, registry })
 
 /**
  * Every table a plan reads in full (sequential scans), by name, planned with PostgreSQL's default
