@@ -55,12 +55,18 @@ function cpuUsed(used: [string, Proc, number | undefined][]): string {
   return figures.includes(undefined) ? '' : `; CPU used: ${figures.join(', ')}`
 }
 
+/** Fresh databases `<name>_enterprise` and `<name>_park`, the enterprise's holding `count` pending records. */
+async function withBacklog(databases: Databases, name: string, count: number): Promise<{ enterpriseUrl: string; parkUrl: string }> {
+  const enterpriseUrl = await databases.create(`${name}_enterprise`, 'enterprise')
+  const parkUrl = await databases.create(`${name}_park`)
+  note(`${name}: ${count} pending records written by SQL`)
+  await fillMonitorEquip(enterpriseUrl, { count, status: 'pending', companyCode: COMPANY_CODE })
+  return { enterpriseUrl, parkUrl }
+}
+
 /** The park started, then the enterprise with its backlog. */
 async function backlogAtStart(databases: Databases, count: number): Promise<void> {
-  const enterpriseUrl = await databases.create('drain_enterprise', 'enterprise')
-  const parkUrl = await databases.create('drain_park')
-  note(`drain: ${count} pending records written by SQL`)
-  await fillMonitorEquip(enterpriseUrl, { count, status: 'pending', companyCode: COMPANY_CODE })
+  const { enterpriseUrl, parkUrl } = await withBacklog(databases, 'drain', count)
   const procs: Proc[] = []
   try {
     const park = await startEdition('drain-park', 'park', parkUrl, { raisedLimits: false })
@@ -99,10 +105,7 @@ async function backlogAtStart(databases: Databases, count: number): Promise<void
 
 /** The enterprise up with its backlog while the park is stopped, then the park started again. */
 async function parkComingBack(databases: Databases, count: number): Promise<void> {
-  const enterpriseUrl = await databases.create('drain_back_enterprise', 'enterprise')
-  const parkUrl = await databases.create('drain_back_park')
-  note(`drain, the park coming back: ${count} pending records written by SQL`)
-  await fillMonitorEquip(enterpriseUrl, { count, status: 'pending', companyCode: COMPANY_CODE })
+  const { enterpriseUrl, parkUrl } = await withBacklog(databases, 'drain_back', count)
   const procs: Proc[] = []
   try {
     const first = await startEdition('drain-back-park', 'park', parkUrl, { raisedLimits: false })
