@@ -162,10 +162,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const compiles = new CompileOnFirstUse(createAjv())
   const policies = operationPolicies(document)
   const authState = new AuthState(prisma, config.databaseUrl)
-  await authState.start()
-
   const app = createFastify(config, options.logger, compiles)
-  await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
+  // The park push starts first, once the schema is there: a backlog an earlier run left starts
+  // draining while the users load and the HTTP layer registers (database round trips, mostly),
+  // not after them.
+  const pushing = pushParts(app, { config, pool, registry, format })
+  const pushStarted = inBackground(pushing.push?.start() ?? Promise.resolve())
+  try {
+    await authState.start()
+    await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
+  } catch (error) {
+    await pushStarted.catch(() => undefined)
+    await pushing.push?.stop()
+    await pushing.background.stop()
+    await authState.close()
+    throw error
+  }
 
   const parts = businessOperations(app, {
     config,
@@ -174,6 +186,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     format,
     compiles,
     document,
+    pushing,
   })
   const { background, push, history } = parts
   const retention = historyRetention(config, history, background, app.log)
@@ -187,12 +200,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await background.stop()
     await authState.close()
   }
-  // What waits mostly on the database or a worker thread starts now, and runs while the operations
-  // are registered on this thread (the largest part of a start): pg-boss with its queues and
-  // schedules, the push's first sweep (a backlog an earlier run left starts draining before this
-  // edition listens), the first admin's password hash. Awaited once the app is ready.
+  // What waits mostly on the database or a worker thread starts now (the push already has), and
+  // runs while the operations are registered on this thread (the largest part of a start):
+  // pg-boss's schedules, the first admin's password hash. Awaited once the app is ready.
   const started = inBackground(
-    Promise.all([push?.start(), retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword)]),
+    Promise.all([pushStarted, retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword)]),
   )
   try {
     await registerOperations(app, { config, pool, document, registry, compiles, policies, clock: options.clock, parts })
@@ -244,7 +256,22 @@ function inBackground<T>(promise: Promise<T>): Promise<T> {
   return promise
 }
 
-/** The stores and operations behind the handlers, the process's background jobs and the park push (when configured). */
+/** The process's background jobs and the park push (when configured), with the stores the push reads. */
+function pushParts(
+  app: FastifyInstance,
+  options: { config: Config; pool: Database['pool']; registry: ResourceRegistry; format: InstantFormatter },
+) {
+  const { config, pool, registry, format } = options
+  const sync = new SyncStore({ pool, registry })
+  // One pg-boss for the process: the push's retries and schedules, housekeeping, history retention.
+  const background = new Background({ databaseUrl: config.databaseUrl, log: app.log, superviseSeconds: config.push.superviseSeconds })
+  const parkStore = new ParkStore({ pool, registry })
+  const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
+  const push = parkPush(config, pool, sync, attachmentStore, parkStore, registry, background, app.log)
+  return { sync, background, parkStore, attachmentStore, push }
+}
+
+/** The stores and operations behind the handlers, over the push's parts. */
 function businessOperations(
   app: FastifyInstance,
   options: {
@@ -254,9 +281,11 @@ function businessOperations(
     format: InstantFormatter
     compiles: CompileOnFirstUse
     document: OpenApiDocument
+    pushing: ReturnType<typeof pushParts>
   },
 ) {
   const { config, pool, registry, format, compiles, document } = options
+  const { sync, background, parkStore, attachmentStore, push } = options.pushing
   const store = new ResourceStore({
     pool,
     registry,
@@ -264,12 +293,6 @@ function businessOperations(
     format,
     countsByEnterprise: config.edition === 'park',
   })
-  const sync = new SyncStore({ pool, registry })
-  // One pg-boss for the process: the push's retries and schedules, housekeeping, history retention.
-  const background = new Background({ databaseUrl: config.databaseUrl, log: app.log, superviseSeconds: config.push.superviseSeconds })
-  const parkStore = new ParkStore({ pool, registry })
-  const attachmentStore = new AttachmentStore({ pool, companyCode: config.companyCode, format })
-  const push = parkPush(config, pool, sync, attachmentStore, parkStore, registry, background, app.log)
   const wakePush = () => push?.wake()
   const history = new HistoryStore({ pool, format, retentionDays: config.historyRetentionDays })
   const resources = new ResourceOperations({
