@@ -64,14 +64,20 @@ async function withBacklog(databases: Databases, name: string, count: number): P
   return { enterpriseUrl, parkUrl }
 }
 
+/** A park edition started on `parkUrl` (into `procs`, which the caller stops), the enterprise's account on it. */
+async function parkWithAccount(name: string, parkUrl: string, procs: Proc[]): Promise<Proc> {
+  const park = await startEdition(name, 'park', parkUrl, { raisedLimits: false })
+  procs.push(park)
+  await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, account)
+  return park
+}
+
 /** The park started, then the enterprise with its backlog. */
 async function backlogAtStart(databases: Databases, count: number): Promise<void> {
   const { enterpriseUrl, parkUrl } = await withBacklog(databases, 'drain', count)
   const procs: Proc[] = []
   try {
-    const park = await startEdition('drain-park', 'park', parkUrl, { raisedLimits: false })
-    procs.push(park)
-    await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, account)
+    const park = await parkWithAccount('drain-park', parkUrl, procs)
     const parkReady = performance.now()
     const parkCpuAtReady = cpuSeconds(park)
     const enterprise = await startEdition('drain-enterprise', 'enterprise', enterpriseUrl, {
@@ -108,9 +114,7 @@ async function parkComingBack(databases: Databases, count: number): Promise<void
   const { enterpriseUrl, parkUrl } = await withBacklog(databases, 'drain_back', count)
   const procs: Proc[] = []
   try {
-    const first = await startEdition('drain-back-park', 'park', parkUrl, { raisedLimits: false })
-    procs.push(first)
-    await ensureEnterpriseAccount(first.url, EDITION_PASSWORD, account)
+    const first = await parkWithAccount('drain-back-park', parkUrl, procs)
     const port = Number(new URL(first.url).port)
     await stop(first)
     const enterprise = await startEdition('drain-back-enterprise', 'enterprise', enterpriseUrl, {
