@@ -22,6 +22,11 @@ export function createAjv() {
     addUsedSchema: false,
     // NaN and ±Infinity (a body's `1e309` parses as Infinity) are not numbers, nor integers.
     strictNumbers: true,
+    // The schemas come from the document, checked against JSON Schema 2020-12 by the tests
+    // (schemas-compile.test.ts), not at each start: the first compile would build the meta-schema's
+    // validator (some 40 ms of the first request of each process) and every compile would check
+    // its schema once more.
+    validateSchema: false,
   })
   addFormats(ajv)
   ajv.addKeyword({ keyword: STORABLE, schemaType: 'boolean', errors: true, validate: storable })
