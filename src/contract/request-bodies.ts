@@ -22,6 +22,22 @@ export function decodeUtf8(body: Buffer): string {
   }
 }
 
+const LIST_OPENING = Buffer.from('{"list":')
+const CLOSING_BRACE = '}'.charCodeAt(0)
+
+/**
+ * The bytes of a batch body's `list` as sent, when the body is `{"list":…}` and nothing else, written
+ * compactly (as JSON.stringify writes it, and as the push sends its pages); undefined otherwise.
+ * For a body that parsed and passed its schema (an object with `list` alone), these are exactly the
+ * JSON text of the list it parsed into: a body with a second member, even a second `list`, leaves
+ * bytes that are not JSON, which PostgreSQL refuses.
+ */
+export function batchListBytes(body: Buffer): Buffer | undefined {
+  const framed =
+    body.length > LIST_OPENING.length && body.at(-1) === CLOSING_BRACE && body.subarray(0, LIST_OPENING.length).equals(LIST_OPENING)
+  return framed ? body.subarray(LIST_OPENING.length, -1) : undefined
+}
+
 /**
  * The document as the router validates it, without changing what it publishes:
  * - an operation that declares no request body takes an optional empty object, like `logout`, so a

@@ -194,7 +194,7 @@ function addBatch(options: HandlerOptions, resource: ResourceDef): Write {
     const { list } = bodyOf<ResourceBodies['addBatch']>(request)
     if (request.headers['x-sync-push'] !== '1') return success(await options.resources.addBatch(resource, list, context))
     if (options.edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
-    return success(await options.resources.applyPushed(resource, list, ownCompany(request)))
+    return success(await options.resources.applyPushed(resource, list, ownCompany(request), request.bodyBytes))
   }
 }
 

@@ -1,6 +1,7 @@
 // The seven generic operations of every resource. Handlers stay thin: domain rules, then the store.
 import type { FastifyBaseLogger } from 'fastify'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
+import { batchListBytes } from '../contract/request-bodies.ts'
 import { pushItemSchema } from '../contract/push-item-schema.ts'
 import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
 import { describeErrors, type Validator } from '../contract/validation.ts'
@@ -136,9 +137,11 @@ export class ResourceOperations {
    * statement (a repeated or late push changes nothing). Rules, uniqueness and references were the
    * enterprise's to check. An item of another enterprise than the pushing account's (`companyCode`
    * given: an `enterprise` account) fails alone with 2003; `held` answers per applied item the
-   * version the park holds now.
+   * version the park holds now. `body`: the request's bytes; when every item is applied and the
+   * body is the list alone, the statement reads the list from them (request-bodies.ts,
+   * batchListBytes) instead of from the items written out again.
    */
-  async applyPushed(resource: ResourceDef, list: unknown[], companyCode: string | undefined): Promise<BatchResult> {
+  async applyPushed(resource: ResourceDef, list: unknown[], companyCode: string | undefined, body?: Buffer): Promise<BatchResult> {
     checkBatchSize(list)
     const validate = validatorOf(this.pushItemValidators, resource)
     const held: NonNullable<BatchResult['held']> = []
@@ -157,9 +160,11 @@ export class ResourceOperations {
     }
     if (accepted.length === 0) return result
     if (!this.park) throw new Error('pushed records are applied on the park edition only')
+    const sent = body && accepted.length === list.length ? batchListBytes(body) : undefined
     const applied = await this.park.applyPage(
       resource,
       accepted.map(({ item }) => item),
+      sent,
     )
     for (const [i, { index, id }] of accepted.entries()) {
       if (applied.errors[i]) {

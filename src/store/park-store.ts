@@ -66,12 +66,21 @@ export class ParkStore {
    * park holds afterwards (null when it holds none: only under a concurrent push of the same record).
    * A value the database refuses (a date that does not exist, say) fails the whole statement: the
    * page is then applied item by item, so that item alone fails (its error in `errors`).
+   * `sent`: the items' JSON text as the pusher sent it (the same records), read by the statement as
+   * is; refused by the database (a number JSON.parse took but the column does not, such as `1.0`
+   * for an integer), the page is applied again from the items.
    */
-  async applyPage(resource: ResourceDef, items: ApiRecord[]): Promise<{ held: (number | null)[]; errors: (Error | undefined)[] }> {
+  async applyPage(
+    resource: ResourceDef,
+    items: ApiRecord[],
+    sent?: Buffer,
+  ): Promise<{ held: (number | null)[]; errors: (Error | undefined)[] }> {
     try {
-      return { held: await this.apply(resource, items), errors: items.map(() => undefined) }
+      return { held: await this.apply(resource, items, sent), errors: items.map(() => undefined) }
     } catch (error) {
-      if (!isDataError(error) || items.length === 1) throw error
+      if (!isDataError(error)) throw error
+      if (sent) return this.applyPage(resource, items)
+      if (items.length === 1) throw error
       const held: (number | null)[] = []
       const errors: (Error | undefined)[] = []
       for (const item of items) {
@@ -88,8 +97,10 @@ export class ParkStore {
     }
   }
 
-  private async apply(resource: ResourceDef, items: ApiRecord[]): Promise<(number | null)[]> {
-    const { rows: held } = await this.pool.query({ ...this.applySql.get(resource.key)!, values: [JSON.stringify(items)] })
+  private async apply(resource: ResourceDef, items: ApiRecord[], sent?: Buffer): Promise<(number | null)[]> {
+    // Bytes go as a binary parameter: for json, the text itself.
+    const page = sent ?? JSON.stringify(items)
+    const { rows: held } = await this.pool.query({ ...this.applySql.get(resource.key)!, values: [page] })
     const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
     const versions = new Map(held.map((row) => [key(row.companyCode, row.id), row.version === null ? null : Number(row.version)]))
     // A row a concurrent push of the same record inserted is invisible to the statement's snapshot

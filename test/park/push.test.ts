@@ -34,6 +34,26 @@ async function parkCall(path: string, body: unknown) {
   return (await reply.json()) as any
 }
 
+/** A riskUnit record as an enterprise pushes it. */
+const pushedRiskUnit = (id: string, version: number, riskUnitName: string) => ({
+  ...record('riskUnit', id, { riskUnitName }),
+  companyCode: '000000000',
+  createTime: '2026-11-21T10:00:00+08:00',
+  updateTime: '2026-11-21T10:00:00+08:00',
+  createBy: 'admin',
+  updateBy: 'admin',
+  version,
+  deleted: false,
+})
+
+/** riskUnit/add-batch with X-Sync-Push on the park: the body's text as given, or written by JSON.stringify. */
+const pushToPark = (body: unknown) =>
+  fetch(`${park.url}/prevent/riskUnit/add-batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}`, 'x-sync-push': '1' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  }).then((reply) => reply.json() as any)
+
 async function allSynced(service: TestService) {
   const status = await service.call('/system/sync/status', {}, { token })
   return status.body.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
@@ -81,22 +101,8 @@ t.test('one record updated 20 times quickly: the park ends at the last version',
 })
 
 t.test('a late push of an older version never overwrites newer data on the park', async (t) => {
-  const item = (version: number, riskUnitName: string) => ({
-    ...record('riskUnit', 'RU-LATE', { riskUnitName }),
-    companyCode: '000000000',
-    createTime: '2026-11-21T10:00:00+08:00',
-    updateTime: '2026-11-21T10:00:00+08:00',
-    createBy: 'admin',
-    updateBy: 'admin',
-    version,
-    deleted: false,
-  })
-  const push = (body: unknown) =>
-    fetch(`${park.url}/prevent/riskUnit/add-batch`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}`, 'x-sync-push': '1' },
-      body: JSON.stringify(body),
-    }).then((reply) => reply.json() as any)
+  const item = (version: number, riskUnitName: string) => pushedRiskUnit('RU-LATE', version, riskUnitName)
+  const push = pushToPark
   const held = (version: number) => ({ succeeded: ['RU-LATE'], failed: [], held: [{ id: 'RU-LATE', index: 0, version }] })
   t.same((await push({ list: [item(3, 'newer')] })).data, held(3), 'the answer says the version the park holds now')
   t.same((await push({ list: [item(2, 'older')] })).data, held(3), 'an older version is not applied: the park still holds 3')
@@ -113,6 +119,33 @@ t.test('a late push of an older version never overwrites newer data on the park'
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'a pushed tombstone deletes')
   t.same((await push({ list: [item(4, 'resurrected?')] })).data.succeeded, ['RU-LATE'])
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'an older version does not bring it back')
+})
+
+// The park reads a compact page's list from the body's own bytes (request-bodies.ts,
+// batchListBytes): what it holds is still what the body parses into, however the text is written.
+t.test('a pushed page is applied as its body parses, however its text is written', async (t) => {
+  const item = (id: string, riskUnitName: string) => JSON.stringify(pushedRiskUnit(id, 1, riskUnitName))
+  const name = async (id: string) => (await parkCall('/prevent/riskUnit/getById', { id })).data?.riskUnitName
+  // A member written twice: JSON.parse keeps the last one.
+  const twice = item('RU-TEXT-1', 'first').replace(/}$/, ',"riskUnitName":"last"}')
+  t.same((await pushToPark(`{"list":[${twice}]}`)).data.succeeded, ['RU-TEXT-1'])
+  t.equal(await name('RU-TEXT-1'), 'last', 'a member written twice: the last one, as JSON.parse reads it')
+  // A number JSON.parse takes as an integer, which PostgreSQL's bigint would not read as written.
+  const decimal = item('RU-TEXT-2', 'decimal').replace('"version":1', '"version":2.0')
+  t.same((await pushToPark(`{"list":[${decimal}]}`)).data.held, [{ id: 'RU-TEXT-2', index: 0, version: 2 }], 'version 2.0 is version 2')
+  t.equal(await name('RU-TEXT-2'), 'decimal')
+  // `list` written twice: the second one is the page.
+  const lists = `{"list":[${item('RU-TEXT-3', 'first list')}],"list":[${item('RU-TEXT-4', 'second list')}]}`
+  t.same((await pushToPark(lists)).data.succeeded, ['RU-TEXT-4'])
+  t.equal(await name('RU-TEXT-4'), 'second list')
+  t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-TEXT-3' })).code, 1004, 'the first list is not applied')
+  // Spaces, as a person or another client may write it.
+  t.same((await pushToPark(`{ "list" : [ ${item('RU-TEXT-5', 'spaced')} ] }\n`)).data.succeeded, ['RU-TEXT-5'])
+  t.equal(await name('RU-TEXT-5'), 'spaced')
+  // Gone again: the park holds what the enterprise holds (the tests below compare them).
+  const ids = ['RU-TEXT-1', 'RU-TEXT-2', 'RU-TEXT-4', 'RU-TEXT-5']
+  const tombstones = await pushToPark({ list: ids.map((id) => ({ ...pushedRiskUnit(id, 3, 'deleted'), deleted: true })) })
+  t.same(tombstones.data.succeeded, ids)
 })
 
 t.test('the park down: writes answer as usual, stay pending, and reach the park when it is back', async (t) => {

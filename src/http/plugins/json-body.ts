@@ -1,7 +1,8 @@
 // JSON only, as UTF-8 text (RFC 8259): bytes that are not UTF-8 are 1000, like any unparseable body.
 // An empty body is "no body" (logout, refresh); an operation whose document says its body is
 // required answers 1000 without one, any other takes it as `{}`. Any other content type is 1000
-// (the envelope plugin says so).
+// (the envelope plugin says so). The body's bytes stay on the request (`bodyBytes`), for a handler
+// that hands them on as they are: the park applies a pushed page from its own text.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { decodeUtf8 } from '../../contract/request-bodies.ts'
@@ -9,18 +10,28 @@ import { BusinessError, Code } from '../../errors.ts'
 import type { OperationPolicy } from '../operation-policy.ts'
 import { operationIdOf } from '../routing.ts'
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body's bytes as received (undefined without a body). */
+    bodyBytes: Buffer | undefined
+  }
+}
+
 async function jsonBody(app: FastifyInstance, options: { policies: Map<string, OperationPolicy> }): Promise<void> {
   const { policies } = options
+  app.decorateRequest('bodyBytes', undefined)
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     if (body.length === 0) return done(null, undefined)
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body)
     let text: string
     try {
-      text = decodeUtf8(Buffer.isBuffer(body) ? body : Buffer.from(body))
+      text = decodeUtf8(bytes)
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)), undefined)
     }
+    request.bodyBytes = bytes
     parseJson(request, text, done)
   })
   app.addHook('preValidation', (request, _reply, done) => {
