@@ -1,5 +1,7 @@
 // The one place that reads process.env: every variable is parsed and validated here, at start.
-import envSchema from 'env-schema'
+// Ajv validates the variables against the schema below: text coerced to the declared type,
+// defaults applied, the environment's other variables dropped.
+import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 
 export type Edition = 'enterprise' | 'park'
 
@@ -58,7 +60,8 @@ export interface Config {
   }
 }
 
-const schema = {
+/** Every variable the service reads, its type, its bounds and its default. */
+export const schema = {
   type: 'object',
   required: ['DATABASE_URL'],
   properties: {
@@ -153,15 +156,40 @@ interface Environment {
   LOG_LEVEL: string
 }
 
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
+
+let validateEnvironment: ValidateFunction<Environment> | undefined
+
+/**
+ * The schema's validator, compiled once per process. The schema is not checked against JSON
+ * Schema's meta-schema at each start (building that check was most of the settings' cost):
+ * test/config.test.ts checks it.
+ */
+function environmentValidator(): ValidateFunction<Environment> {
+  validateEnvironment ??= new Ajv2020({
+    allErrors: true,
+    coerceTypes: true,
+    useDefaults: true,
+    removeAdditional: true,
+    validateSchema: false,
+  }).compile<Environment>({ ...schema, additionalProperties: false })
+  return validateEnvironment
+}
+
+/** `PORT must be <= 65535`, `DATABASE_URL is required`, `EDITION must be one of enterprise, park`. */
+function describeVariable(error: ErrorObject): string {
+  const name = error.instancePath.slice(1)
+  if (error.keyword === 'required') return `${String(error.params.missingProperty)} is required`
+  if (error.keyword === 'enum') return `${name} must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
+  return `${name} ${error.message ?? 'is invalid'}`
+}
+
 /** Parses the environment; throws ConfigError with a one-line reason naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  let raw: Environment
-  try {
-    raw = envSchema<Environment>({ schema, data: env, env: false, dotenv: false })
-  } catch (error) {
-    // env-schema reports "env/PORT must be <= 65535"; keep that one line.
-    throw new ConfigError(`invalid configuration: ${(error as Error).message.replace(/^env\/?/, '')}`)
-  }
+  // A copy: the validator coerces and fills in its data.
+  const raw: Record<string, unknown> = { ...env }
+  const validate = environmentValidator()
+  if (!validate(raw)) throw new ConfigError(`invalid configuration: ${(validate.errors ?? []).map(describeVariable).join(', ')}`)
   const timeZone = raw.TZ
   if (!isValidTimeZone(timeZone)) {
     throw new ConfigError(`invalid configuration: TZ must be an offset like +08:00 or an IANA zone name, got "${timeZone}"`)

@@ -2,8 +2,11 @@
 
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
+import Ajv2020Module from 'ajv/dist/2020.js'
 import t from 'tap'
-import { loadConfig } from '../src/config.ts'
+import { loadConfig, schema } from '../src/config.ts'
+
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
 
 const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/x' }
 
@@ -43,7 +46,25 @@ t.test('bad values are refused, naming the variable', async (t) => {
       t.notMatch((error as Error).message, /\n/, 'one line')
     }
   }
-  t.throws(() => loadConfig({}), /DATABASE_URL/)
+  t.throws(() => loadConfig({}), /^invalid configuration: DATABASE_URL is required$/)
+  t.throws(
+    () => loadConfig({ ...base, EDITION: 'central', PORT: 'abc' }),
+    /^invalid configuration: EDITION must be one of enterprise, park, PORT must be integer$/,
+    'every bad value, each named',
+  )
+})
+
+t.test('values come as text: each is read as its type, and the other variables are left out', async (t) => {
+  const env = { ...base, PORT: '8080', IDEMPOTENCY_TTL_HOURS: '0.5', SOMETHING_ELSE: 'x' }
+  const config = loadConfig(env)
+  t.equal(config.port, 8080)
+  t.equal(config.idempotencyTtlHours, 0.5)
+  t.same(env, { ...base, PORT: '8080', IDEMPOTENCY_TTL_HOURS: '0.5', SOMETHING_ELSE: 'x' }, 'the environment given is not changed')
+})
+
+t.test('the schema of the variables is a valid JSON Schema 2020-12 (the service does not check it at start)', async (t) => {
+  const ajv = new Ajv2020()
+  t.ok(ajv.validateSchema(schema), ajv.errorsText())
 })
 
 t.test('the service refuses to start on a bad value with one line and a non-zero exit', async (t) => {
