@@ -130,6 +130,10 @@ t.test('a pushed page is applied as its body parses, however its text is written
   const twice = item('RU-TEXT-1', 'first').replace(/}$/, ',"riskUnitName":"last"}')
   t.same((await pushToPark(`{"list":[${twice}]}`)).data.succeeded, ['RU-TEXT-1'])
   t.equal(await name('RU-TEXT-1'), 'last', 'a member written twice: the last one, as JSON.parse reads it')
+  // The same member, its name written with an escape: still the last one.
+  const escaped = item('RU-TEXT-6', 'plain').replace(/}$/, ',"riskUnit\\u004eame":"escaped"}')
+  t.same((await pushToPark(`{"list":[${escaped}]}`)).data.succeeded, ['RU-TEXT-6'])
+  t.equal(await name('RU-TEXT-6'), 'escaped', 'a member whose name is escaped is the same member')
   // A number JSON.parse takes as an integer, which PostgreSQL's bigint would not read as written.
   const decimal = item('RU-TEXT-2', 'decimal').replace('"version":1', '"version":2.0')
   t.same((await pushToPark(`{"list":[${decimal}]}`)).data.held, [{ id: 'RU-TEXT-2', index: 0, version: 2 }], 'version 2.0 is version 2')
@@ -143,7 +147,7 @@ t.test('a pushed page is applied as its body parses, however its text is written
   t.same((await pushToPark(`{ "list" : [ ${item('RU-TEXT-5', 'spaced')} ] }\n`)).data.succeeded, ['RU-TEXT-5'])
   t.equal(await name('RU-TEXT-5'), 'spaced')
   // Gone again: the park holds what the enterprise holds (the tests below compare them).
-  const ids = ['RU-TEXT-1', 'RU-TEXT-2', 'RU-TEXT-4', 'RU-TEXT-5']
+  const ids = ['RU-TEXT-1', 'RU-TEXT-2', 'RU-TEXT-4', 'RU-TEXT-5', 'RU-TEXT-6']
   const tombstones = await pushToPark({ list: ids.map((id) => ({ ...pushedRiskUnit(id, 3, 'deleted'), deleted: true })) })
   t.same(tombstones.data.succeeded, ids)
 })
