@@ -43,8 +43,10 @@ export class AuthState {
   }
 
   async start(): Promise<void> {
-    await this.reload()
+    // Listening first: a change committed while the users load is then heard and loaded again,
+    // not missed until the next refresh.
     await this.listen()
+    await this.reload()
     // A safety net for notifications missed while the listening connection was down.
     this.refreshTimer = setInterval(() => void this.reload().catch(() => {}), 30_000)
     this.refreshTimer.unref()
