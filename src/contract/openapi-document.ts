@@ -148,3 +148,51 @@ function deepFreeze<T>(value: T): T {
   }
   return value
 }
+
+/** Keys that only document: descriptions, summaries, examples. */
+const DOCUMENTATION = new Set(['description', 'summary', 'example', 'examples'])
+/** Maps whose keys are names, not keywords: a property or a parameter called `description` stays. */
+const NAMED = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'paths',
+  'schemas',
+  'parameters',
+  'responses',
+  'requestBodies',
+  'headers',
+  'content',
+  'securitySchemes',
+  'encoding',
+  'links',
+  'callbacks',
+  'mapping',
+  'variables',
+])
+/** Values that are data, copied as they are: a default or an enum member may hold any key. */
+const LITERAL = new Set(['default', 'enum', 'const'])
+
+/**
+ * A copy of the document without its documentation (descriptions, summaries, examples), for the
+ * router: fastify-openapi-glue checks the whole document against the OpenAPI schema and walks it at
+ * every start, and these were two thirds of its 525 kB (its registration 478 → 396 ms, medians of
+ * six). A response keeps its description, which OpenAPI requires. The published document keeps
+ * everything.
+ */
+export function withoutDocumentation(document: OpenApiDocument): OpenApiDocument {
+  return undocumented(document) as OpenApiDocument
+}
+
+function undocumented(value: unknown, named = false, response = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => undocumented(item))
+  if (typeof value !== 'object' || value === null) return value
+  const copy: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) {
+    if (named) copy[key] = undocumented(child, false, response)
+    else if (DOCUMENTATION.has(key) && !(response && key === 'description')) continue
+    else if (LITERAL.has(key) || key.startsWith('x-')) copy[key] = child
+    else copy[key] = undocumented(child, NAMED.has(key), key === 'responses')
+  }
+  return copy
+}

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue'
 import fp from 'fastify-plugin'
 import type { CompileOnFirstUse } from '../../contract/compile-on-first-use.ts'
-import type { OpenApiDocument } from '../../contract/openapi-document.ts'
+import { type OpenApiDocument, withoutDocumentation } from '../../contract/openapi-document.ts'
 import { withDeclaredBodies } from '../../contract/request-bodies.ts'
 import type { Handler } from '../handlers.ts'
 import { effectiveBodyLimit, type OperationPolicy } from '../operation-policy.ts'
@@ -44,10 +44,11 @@ async function operations(app: FastifyInstance, options: OperationsOptions): Pro
 /**
  * The document as the router uses it: batch items are validated one by one by the handler (a bad
  * item fails alone, with its own code), so the request schema accepts any item; header parameters
- * are named as Node presents them, in lower case, so their schemas apply.
+ * are named as Node presents them, in lower case, so their schemas apply; and what only documents
+ * is left out (the published document keeps it).
  */
 function runtimeSpecification(document: OpenApiDocument): OpenApiDocument {
-  const specification = structuredClone(document)
+  const specification = withoutDocumentation(document)
   for (const parameter of Object.values(specification.components.parameters ?? {})) {
     if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase()
   }
