@@ -30,7 +30,10 @@ export async function renderBundledOpenApi(): Promise<string> {
   return HEADER + stdout
 }
 
-/** The bundled document as JSON (generated/openapi.json), which the service parses at start instead of the YAML. */
+/**
+ * The bundled document as JSON (generated/openapi.json), which the service parses at start instead
+ * of the YAML. Compact: people read the YAML, and the service reads 525 kB instead of 900 kB.
+ */
 export function renderOpenApiJson(yaml: string): string {
-  return `${JSON.stringify(parseYaml(yaml), null, 2)}\n`
+  return `${JSON.stringify(parseYaml(yaml))}\n`
 }

@@ -9,7 +9,7 @@ import { AuthState } from './auth/auth-state.ts'
 import { deploymentId, jwtSecret } from './auth/jwt-secret.ts'
 import type { Config } from './config.ts'
 import { CompileOnFirstUse } from './contract/compile-on-first-use.ts'
-import { loadOpenApi, type OpenApiDocument } from './contract/openapi-document.ts'
+import { loadOpenApi, openApiYaml, type OpenApiDocument } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
 import { operationHandlers } from './http/handlers.ts'
 import { operationPolicies } from './http/operation-policy.ts'
@@ -103,7 +103,6 @@ async function registerHttp(
     policies: ReturnType<typeof operationPolicies>
     authState: AuthState
     document: ReturnType<typeof loadOpenApi>['document']
-    yaml: string
     clock: AppOptions['clock']
   },
 ): Promise<void> {
@@ -122,7 +121,7 @@ async function registerHttp(
     clock: options.clock,
   })
   await app.register(requestLog)
-  await app.register(docs, { document: options.document, yaml: options.yaml })
+  await app.register(docs, { document: options.document, yaml: openApiYaml })
   await app.register(rateLimits, {
     max: config.rateLimitMax,
     loginMax: config.rateLimitLoginMax,
@@ -155,7 +154,7 @@ async function rateLimitRedis(app: FastifyInstance, config: Config): Promise<Red
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options
   const { pool, prisma } = database
-  const { document, yaml } = loadOpenApi()
+  const { document } = loadOpenApi()
   await migrate(pool, config.edition)
   const registry = new ResourceRegistry(document)
   const format = instantFormatter(config.timeZone)
@@ -170,7 +169,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const pushStarted = inBackground(pushing.push?.start() ?? Promise.resolve())
   try {
     await authState.start()
-    await registerHttp(app, { config, database, policies, authState, document, yaml, clock: options.clock })
+    await registerHttp(app, { config, database, policies, authState, document, clock: options.clock })
   } catch (error) {
     await pushStarted.catch(() => undefined)
     await pushing.push?.stop()

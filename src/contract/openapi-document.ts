@@ -1,5 +1,6 @@
 // Loads openapi/openapi.yaml, the single source of truth for every request and response shape.
 import { readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url))
@@ -76,18 +77,32 @@ export interface OpenApiDocument {
   [field: string]: unknown
 }
 
-let cached: { yaml: string; document: OpenApiDocument } | undefined
+let cached: { document: OpenApiDocument } | undefined
 
-/** The document as published (/openapi.yaml, /openapi.json): read once, never mutated. */
-export function loadOpenApi(): { yaml: string; document: OpenApiDocument } {
+/** The document as published (/openapi.json): read once, never mutated. */
+export function loadOpenApi(): { document: OpenApiDocument } {
   if (!cached) {
-    const yaml = readFileSync(OPENAPI_PATH, 'utf8')
     const document: unknown = JSON.parse(readFileSync(OPENAPI_JSON_PATH, 'utf8'))
     if (!isOpenApiDocument(document))
-      throw new Error(`${OPENAPI_PATH} is not an OpenAPI document (openapi, info, paths, components.schemas)`)
-    cached = { yaml, document: deepFreeze(document) }
+      throw new Error(`${OPENAPI_JSON_PATH} is not an OpenAPI document (openapi, info, paths, components.schemas)`)
+    cached = { document: deepFreeze(document) }
   }
   return cached
+}
+
+let yamlText: Promise<string> | undefined
+
+/**
+ * The document's text as written (/openapi.yaml), read when first asked for: an edition that is
+ * never asked for it does not read 700 kB at its start, nor keep it.
+ */
+export function openApiYaml(): Promise<string> {
+  // A failed read is tried again by the next request.
+  yamlText ??= readFile(OPENAPI_PATH, 'utf8').catch((error: unknown) => {
+    yamlText = undefined
+    throw error
+  })
+  return yamlText
 }
 
 /** Follows a local `$ref` (`#/components/schemas/X`) to its target; other nodes come back as they are. */

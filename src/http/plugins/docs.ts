@@ -33,9 +33,9 @@ export const DOCS_CSP = [
   "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='",
 ].join('; ')
 
-async function docs(app: FastifyInstance, options: { document: OpenApiDocument; yaml: string }): Promise<void> {
+async function docs(app: FastifyInstance, options: { document: OpenApiDocument; yaml: () => Promise<string> }): Promise<void> {
   const { document, yaml } = options
-  app.get('/openapi.yaml', OUTSIDE_CONTRACT, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
+  app.get('/openapi.yaml', OUTSIDE_CONTRACT, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(await yaml()))
   app.get('/openapi.json', OUTSIDE_CONTRACT, async () => document)
   await app.register(async (ui) => {
     await ui.register(fastifySwagger, { mode: 'static', specification: { document: servable(document) } })
