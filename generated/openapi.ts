@@ -361,7 +361,7 @@ export type paths = {
         put?: never;
         /**
          * List monitoring equipment records
-         * @description Returns one page of live monitoring equipment records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live monitoring equipment records (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["hazardMonitorEquipList"];
         delete?: never;
@@ -385,7 +385,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `MonitorEquipRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -482,7 +482,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a monitoring equipment record
-         * @description The live attachments of the monitoring equipment record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the monitoring equipment record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["hazardMonitorEquipAttachmentList"];
         delete?: never;
@@ -652,7 +652,7 @@ export type paths = {
         put?: never;
         /**
          * List risk analysis units
-         * @description Returns one page of live risk analysis units (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live risk analysis units (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventRiskUnitList"];
         delete?: never;
@@ -676,7 +676,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `RiskUnitRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -773,7 +773,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a risk analysis unit
-         * @description The live attachments of the risk analysis unit `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the risk analysis unit `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventRiskUnitAttachmentList"];
         delete?: never;
@@ -943,7 +943,7 @@ export type paths = {
         put?: never;
         /**
          * List risk events
-         * @description Returns one page of live risk events (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live risk events (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventRiskEventsList"];
         delete?: never;
@@ -967,7 +967,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `RiskEventsRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1064,7 +1064,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a risk event
-         * @description The live attachments of the risk event `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the risk event `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventRiskEventsAttachmentList"];
         delete?: never;
@@ -1234,7 +1234,7 @@ export type paths = {
         put?: never;
         /**
          * List control measures
-         * @description Returns one page of live control measures (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live control measures (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventRiskMeasuresList"];
         delete?: never;
@@ -1258,7 +1258,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `RiskMeasuresRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1355,7 +1355,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a control measure
-         * @description The live attachments of the control measure `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the control measure `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventRiskMeasuresAttachmentList"];
         delete?: never;
@@ -1525,7 +1525,7 @@ export type paths = {
         put?: never;
         /**
          * List hazard troubleshooting tasks
-         * @description Returns one page of live hazard troubleshooting tasks (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live hazard troubleshooting tasks (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTroubleshootTaskList"];
         delete?: never;
@@ -1549,7 +1549,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TroubleshootTaskRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1646,7 +1646,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a hazard troubleshooting task
-         * @description The live attachments of the hazard troubleshooting task `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the hazard troubleshooting task `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventTroubleshootTaskAttachmentList"];
         delete?: never;
@@ -1816,7 +1816,7 @@ export type paths = {
         put?: never;
         /**
          * List troubleshooting records
-         * @description Returns one page of live troubleshooting records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live troubleshooting records (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTroubleshootRecordList"];
         delete?: never;
@@ -1840,7 +1840,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TroubleshootRecordRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1937,7 +1937,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a troubleshooting record
-         * @description The live attachments of the troubleshooting record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the troubleshooting record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventTroubleshootRecordAttachmentList"];
         delete?: never;
@@ -2110,7 +2110,7 @@ export type paths = {
         put?: never;
         /**
          * List hidden-danger records
-         * @description Returns one page of live hidden-danger records (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live hidden-danger records (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTroubleshootInfoList"];
         delete?: never;
@@ -2134,7 +2134,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TroubleshootInfoRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -2231,7 +2231,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a hidden-danger record
-         * @description The live attachments of the hidden-danger record `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the hidden-danger record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventTroubleshootInfoAttachmentList"];
         delete?: never;
@@ -2404,7 +2404,7 @@ export type paths = {
         put?: never;
         /**
          * List special work tickets
-         * @description Returns one page of live special work tickets (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live special work tickets (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTicketBaseInfoList"];
         delete?: never;
@@ -2428,7 +2428,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TicketBaseInfoRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -2525,7 +2525,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a special work ticket
-         * @description The live attachments of the special work ticket `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the special work ticket `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventTicketBaseInfoAttachmentList"];
         delete?: never;
@@ -2696,7 +2696,7 @@ export type paths = {
         put?: never;
         /**
          * List training activities
-         * @description Returns one page of live training activities (deleted records excluded), ordered by `updateTime` descending, then `id` ascending. `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
+         * @description Returns one page of live training activities (deleted records excluded), ordered by `updateTime` descending (kept to the second, as shown), then `id` ascending (on the park, then `companyCode`, as several enterprises may hold one id). `data.total` counts every live record; a page past the last one has an empty `list`. Items have the shape of `getById`. On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field.
          */
         post: operations["preventTrainBaseInfoList"];
         delete?: never;
@@ -2720,7 +2720,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TrainBaseInfoRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -2817,7 +2817,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a training activity
-         * @description The live attachments of the training activity `recordId`, oldest first, without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the training activity `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
          */
         post: operations["preventTrainBaseInfoAttachmentList"];
         delete?: never;
@@ -3511,7 +3511,7 @@ export type components = {
             /** @description The file, base64 (RFC 4648, padded). */
             content: string;
         };
-        /** @description The live attachments of a record, oldest first, without their bytes. */
+        /** @description The live attachments of a record, oldest first (then by `id`), without their bytes. */
         AttachmentList: {
             /** @description The attachments. */
             list: components["schemas"]["AttachmentInfo"][];

@@ -22,8 +22,12 @@ export const IN_LIMIT = 500
 
 const COMPARISONS: readonly string[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] satisfies Comparison[]
 
-/** The request checked against the resource's fields: 1002 naming the first thing wrong. */
-export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: SearchRequest): SearchQuery {
+/**
+ * The request checked against the resource's fields: 1002 naming the first thing wrong.
+ * `byEnterprise`: records are keyed by (companyCode, id), as on the park, where several enterprises
+ * may hold one id: the company code is the last tie-breaker.
+ */
+export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: SearchRequest, byEnterprise = false): SearchQuery {
   const fields = readableFields(resource)
   const field = (name: string, at: string): FieldDef => {
     const found = fields.get(name)
@@ -35,8 +39,11 @@ export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: Sear
     const { kind } = field(name, 'orderBy')
     return { name, kind, desc: direction === 'desc', nullable: true }
   })
-  // Fixed tie-breakers: the newest write first, then the id, so every order is total.
-  keys.push({ name: 'updateTime', kind: 'instant', desc: true, nullable: false }, { name: 'id', kind: 'id', desc: false, nullable: false })
+  // Without orderBy, list's order (the newest write first); ties broken by id ascending (then, on the
+  // park, by company code), which makes every order total.
+  if (keys.length === 0) keys.push({ name: 'updateTime', kind: 'instant', desc: true, nullable: false })
+  keys.push({ name: 'id', kind: 'id', desc: false, nullable: false })
+  if (byEnterprise) keys.push({ name: 'companyCode', kind: 'id', desc: false, nullable: false })
   const cursor = request.after === undefined ? undefined : decodeCursor(request.after, keys)
   const conditions = (request.conditions ?? []).map((condition, index) =>
     validCondition(field(condition.field, `conditions[${index}]`), condition, `conditions[${index}]`),

@@ -111,7 +111,7 @@ export class ResourceOperations {
   }
 
   async page(resource: ResourceDef, request: SearchRequest): Promise<Page> {
-    return this.store.page(resource, validSearch(resource, request))
+    return this.store.page(resource, validSearch(resource, request, this.park !== undefined))
   }
 
   /** A record's history, newest first (deleted records keep theirs). */

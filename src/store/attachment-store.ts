@@ -8,6 +8,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import type { PendingPage } from './sync-store.ts'
+import { NOW } from './sql-text.ts'
 
 export interface AttachmentInput {
   id: string
@@ -130,7 +131,7 @@ export class AttachmentStore {
     const { rowCount } = await this.run(resource, () =>
       db.query(
         `INSERT INTO "${table}" (id, "companyCode", "recordId", "fileName", "contentType", size, sha256, content, ` +
-          `"createTime", "updateTime", "createBy", "updateBy") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now(), $9, $9) ` +
+          `"createTime", "updateTime", "createBy", "updateBy") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${NOW}, ${NOW}, $9, $9) ` +
           `ON CONFLICT DO NOTHING`,
         [
           input.id,
@@ -151,7 +152,7 @@ export class AttachmentStore {
   /** Tombstones a live attachment; deleting a missing or deleted one is a success. */
   async delete(resource: ResourceDef, id: string, userName: string, db: Queryable = this.pool): Promise<void> {
     await db.query(
-      `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $3, ` +
+      `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = $3, ` +
         `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE "companyCode" = $1 AND id = $2 AND live`,
       [this.companyCode, id, userName],
     )
@@ -260,9 +261,9 @@ export class AttachmentStore {
       db.query(
         `INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
           `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14 THEN NULL ELSE true END, ` +
-          `CASE WHEN $14 THEN $10::timestamptz END, 'synced', now()) ` +
+          `CASE WHEN $14 THEN $10::timestamptz END, 'synced', ${NOW}) ` +
           `ON CONFLICT ("companyCode", id) DO UPDATE SET ${updated.map((column) => `"${column}" = CASE WHEN $14 THEN ${table}."${column}" ELSE EXCLUDED."${column}" END`).join(', ')}, ` +
-          `version = EXCLUDED.version, live = EXCLUDED.live, "deleteTime" = EXCLUDED."deleteTime", sync_status = 'synced', sync_time = now() ` +
+          `version = EXCLUDED.version, live = EXCLUDED.live, "deleteTime" = EXCLUDED."deleteTime", sync_status = 'synced', sync_time = ${NOW} ` +
           `WHERE ${table}.version < EXCLUDED.version`,
         [
           item.id,

@@ -1,5 +1,6 @@
 // Keyset cursors: a page's `next` is its last record's sort values, opaque to callers (base64url of
 // JSON). A cursor is only taken back if it fits the sort keys of the query it is sent with.
+import { isStorableInstant } from '../contract/storable.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { FieldKind } from '../resources/resource-registry.ts'
 
@@ -11,31 +12,42 @@ export interface SortKey {
   nullable: boolean
 }
 
-export function encodeCursor(values: unknown[]): string {
-  return Buffer.from(JSON.stringify(values.map((value) => (value instanceof Date ? value.toISOString() : value)))).toString('base64url')
+/** The order a cursor belongs to: its keys' names and directions. */
+function orderOf(keys: SortKey[]): string {
+  return keys.map((key) => `${key.name} ${key.desc ? 'desc' : 'asc'}`).join(', ')
 }
 
-/** The sort values of a cursor, or 1002 when it is not one of a query with these keys. */
+/** The cursor after the record whose sort values are `values`, in the order of `keys`. */
+export function encodeCursor(keys: SortKey[], values: unknown[]): string {
+  const at = values.map((value) => (value instanceof Date ? value.toISOString() : value))
+  return Buffer.from(JSON.stringify({ order: orderOf(keys), at })).toString('base64url')
+}
+
+/**
+ * The sort values of a cursor, or 1002 when it is not one of a query with these keys: the cursor
+ * names its order, so one of another order is refused even when its values would fit.
+ */
 export function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
-  let values: unknown
+  let decoded: unknown
   try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
   } catch {
-    values = undefined
+    decoded = undefined
   }
-  if (!Array.isArray(values) || values.length !== keys.length || !values.every((value, i) => fits(value, keys[i]))) {
+  const { order, at } = typeof decoded === 'object' && decoded !== null ? (decoded as { order?: unknown; at?: unknown }) : {}
+  if (order !== orderOf(keys) || !Array.isArray(at) || at.length !== keys.length || !at.every((value, i) => fits(value, keys[i]))) {
     throw new BusinessError(
       Code.badParameter,
       'after: not a cursor of this query (pass the `next` of the previous page, with the same orderBy)',
     )
   }
-  return values
+  return at
 }
 
 function fits(value: unknown, key: SortKey): boolean {
   if (value === null) return key.nullable
   if (key.kind === 'number') return typeof value === 'number' && Number.isFinite(value)
   if (key.kind === 'integer') return Number.isSafeInteger(value)
-  if (key.kind === 'instant') return typeof value === 'string' && !Number.isNaN(Date.parse(value))
+  if (key.kind === 'instant') return typeof value === 'string' && isStorableInstant(value)
   return typeof value === 'string' && !value.includes('\u0000')
 }

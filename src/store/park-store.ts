@@ -14,7 +14,7 @@ import { prepared } from './database.ts'
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { SCALAR_TYPES } from './resource-sql.ts'
-import { quote } from './sql-text.ts'
+import { NOW, quote } from './sql-text.ts'
 
 /** The server-kept fields a push carries (besides version and deleted). */
 const PUSHED_SERVER_FIELDS: FieldDef[] = [
@@ -194,12 +194,12 @@ function applyPageSql(resource: ResourceDef): string {
     // the whole page first, as the statement was bound: half again the time of reading it).
     `WITH input AS (SELECT DISTINCT ON ("companyCode", id) * FROM json_to_recordset($1::json) AS pushed(${definition.join(', ')}) ` +
     `ORDER BY "companyCode", id, version DESC), ` +
-    `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", now() FROM input ` +
+    `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", ${NOW} FROM input ` +
     `ON CONFLICT ("companyCode") DO UPDATE SET "lastPushTime" = EXCLUDED."lastPushTime"), ` +
     `applied AS (INSERT INTO ${table} AS held (${columns.join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
-    `SELECT ${inserted.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN date_trunc('second', "updateTime") END, 'synced', now() ` +
+    `SELECT ${inserted.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN date_trunc('second', "updateTime") END, 'synced', ${NOW} ` +
     `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
-    `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = now() ` +
+    `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = ${NOW} ` +
     `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +
     `CASE WHEN held.version > 1 AND held.live THEN to_jsonb(held) END AS __new, ` +
     `CASE WHEN held.version > 1 AND held.live THEN ${addedFields(resource, 'held')} END AS __fields), ` +

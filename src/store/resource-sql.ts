@@ -6,7 +6,7 @@
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
 import { historyFields, historyInsert } from './history-sql.ts'
-import { literal, quote } from './sql-text.ts'
+import { literal, NOW, quote } from './sql-text.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -71,7 +71,7 @@ export class ResourceTable {
     // the transaction, ON CONFLICT DO NOTHING (which probes every unique index first).
     const insert =
       `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `VALUES (${params.join(', ')}, $${n + 1}, now(), now(), $${n + 2}, $${n + 2})`
+      `VALUES (${params.join(', ')}, $${n + 1}, ${NOW}, ${NOW}, $${n + 2}, $${n + 2})`
     this.insertSql = insert
     this.insertOrNothingSql = `${insert} ON CONFLICT DO NOTHING`
     // Several adds at once (store/gathered-writes.ts): the same rows, read from one JSON array
@@ -79,7 +79,7 @@ export class ResourceTable {
     const definition = [...resource.fields.map((field) => `${quote(field.name)} ${SCALAR_TYPES[field.kind]}`), '__by text']
     this.insertManySql =
       `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `SELECT ${names.map(quote).join(', ')}, $2, now(), now(), __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`
+      `SELECT ${names.map(quote).join(', ')}, $2, ${NOW}, ${NOW}, __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`
     this.updateManySql = updateManyStatement(resource)
     this.fieldNames = new Set(names)
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
@@ -91,7 +91,7 @@ export class ResourceTable {
     // getById by id and, when given, companyCode: on the park several enterprises may hold one id.
     this.findSql = `SELECT ${this.selectList} FROM ${table} WHERE id = $1 AND live AND ($2::text IS NULL OR "companyCode" = $2) LIMIT 2`
     this.deleteSql =
-      `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = $2, ` +
+      `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = $2, ` +
       `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live ` +
       `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
       `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
@@ -100,7 +100,7 @@ export class ResourceTable {
     this.deleteManySql =
       `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(id text, __by text)), ` +
       `target AS (SELECT id AS __id FROM ${table} WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR UPDATE), ` +
-      `deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = now(), "updateTime" = now(), "updateBy" = items.__by, ` +
+      `deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = items.__by, ` +
       `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
       `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live ` +
       `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy"), ` +
@@ -214,7 +214,7 @@ export class ResourceTable {
     // foreign-key checks (KEY SHARE), which FOR UPDATE would wait for.
     const sql =
       `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR NO KEY UPDATE), ` +
-      `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = $2, ` +
+      `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = ${NOW}, "updateBy" = $2, ` +
       `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL FROM target WHERE ${guard} ` +
       `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
       `${historyInsert(this.resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(this.resource)})`)} ` +
@@ -346,7 +346,7 @@ function updateManyStatement(resource: ResourceDef): string {
     `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(${definition.join(', ')})), ` +
     `target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} ` +
     `WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR NO KEY UPDATE), ` +
-    `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = now(), "updateBy" = items.__by, ` +
+    `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = ${NOW}, "updateBy" = items.__by, ` +
     `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
     `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')}) ` +
     `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +

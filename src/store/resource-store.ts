@@ -300,7 +300,12 @@ export class ResourceStore {
       totalExact,
       pageNum: query.pageNum,
       pageSize: query.pageSize,
-      next: last ? encodeCursor(query.keys.map((_, i) => last[`__k${i}`])) : null,
+      next: last
+        ? encodeCursor(
+            query.keys,
+            query.keys.map((_, i) => last[`__k${i}`]),
+          )
+        : null,
     }
   }
 

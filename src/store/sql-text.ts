@@ -6,3 +6,11 @@ export const quote = (name: string) => `"${name}"`
 
 /** A text of the registry (a resource key, a field name) as an SQL string literal. */
 export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
+
+/**
+ * The statement's time as the service keeps its own instants (createTime, updateTime, deleteTime,
+ * sync_time): to the second, as they are written back and as callers' instants are kept. A
+ * fraction kept would make a record differ from what its reads show: not `eq` to its own
+ * `updateTime`, and ordered among writes of the same second by it instead of by `id`.
+ */
+export const NOW = `date_trunc('second', now())`

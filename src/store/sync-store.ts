@@ -3,7 +3,7 @@
 // park acknowledged; a newer write meanwhile keeps it pending. Tombstones are pushed like records.
 import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { literal, quote } from './sql-text.ts'
+import { literal, NOW, quote } from './sql-text.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { prepared } from './database.ts'
 
@@ -152,7 +152,7 @@ export class SyncStore {
     )
     const { rows } = await this.pool.query(
       `WITH ${pushedRows(resource)}, settled AS (UPDATE ${quote(resource.table)} AS t SET ` +
-        `sync_status = CASE WHEN pushed.error IS NULL THEN 'synced' ELSE 'failed' END, sync_time = now(), ` +
+        `sync_status = CASE WHEN pushed.error IS NULL THEN 'synced' ELSE 'failed' END, sync_time = ${NOW}, ` +
         `sync_attempts = CASE WHEN pushed.error IS NULL THEN 0 ELSE t.sync_attempts + 1 END, sync_error = pushed.error, ` +
         `sync_rounds = CASE WHEN pushed.error IS NULL THEN 0 ELSE t.sync_rounds END ` +
         `FROM pushed WHERE ${PUSHED_ROW} RETURNING t.sync_status) ` +
@@ -173,7 +173,7 @@ export class SyncStore {
         `UPDATE ${quote(resource.table)} AS t SET sync_attempts = t.sync_attempts + 1, sync_error = pushed.error, ` +
         `sync_status = CASE WHEN t.sync_attempts + 1 >= $4 THEN 'failed' ELSE t.sync_status END, ` +
         // a failed record's sync_time says when it failed (the sweep lets it rest before retrying)
-        `sync_time = CASE WHEN t.sync_attempts + 1 >= $4 THEN now() ELSE t.sync_time END ` +
+        `sync_time = CASE WHEN t.sync_attempts + 1 >= $4 THEN ${NOW} ELSE t.sync_time END ` +
         `FROM pushed WHERE ${PUSHED_ROW}`,
       [
         items.map((item) => item.id),

@@ -34,9 +34,26 @@ t.test('defaults, the tie-breakers and the conditions with their fields', async 
     query.keys.map((key) => [key.name, key.desc]),
     [
       ['monitorCode', true],
+      ['id', false],
+    ],
+    'ties broken by id ascending',
+  )
+  t.same(
+    validSearch(equip, {}).keys.map((key) => [key.name, key.desc]),
+    [
       ['updateTime', true],
       ['id', false],
     ],
+    "without orderBy, list's order",
+  )
+  t.same(
+    validSearch(equip, { orderBy: [{ field: 'monitorCode' }] }, true).keys.map((key) => [key.name, key.desc]),
+    [
+      ['monitorCode', false],
+      ['id', false],
+      ['companyCode', false],
+    ],
+    'on the park, then by company code (several enterprises may hold one id)',
   )
   t.same(
     query.conditions.map((condition) => [condition.op, condition.field.name, condition.field.kind, condition.value]),
@@ -84,10 +101,11 @@ t.test('refusals name the place and the rule', async (t) => {
 })
 
 t.test('a cursor must fit the order it is sent with, and is checked before the conditions', async (t) => {
-  const fitting = encodeCursor(['2026-11-21T02:00:00.000Z', 'E-1'])
+  const fitting = encodeCursor(validSearch(equip, {}).keys, ['2026-11-21T02:00:00.000Z', 'E-1'])
   t.same(validSearch(equip, { after: fitting }).cursor, ['2026-11-21T02:00:00.000Z', 'E-1'])
   t.match(refused({ after: 'not a cursor' }), /^after: not a cursor of this query/)
-  t.match(refused({ after: fitting, orderBy: [{ field: 'monitorCode' }] }), /^after:/, 'three keys, two values')
+  t.match(refused({ after: fitting, orderBy: [{ field: 'monitorCode' }, { field: 'monitorName' }] }), /^after:/, 'three keys, two values')
+  t.match(refused({ after: fitting, orderBy: [{ field: 'longitude' }] }), /^after:/, 'a number key, a text value')
   t.match(refused({ after: 'x', conditions: [{ field: 'nope', op: 'eq' }] }), /^after:/)
   t.match(refused({ after: 'x', orderBy: [{ field: 'nope' }] }), /^orderBy/)
 })

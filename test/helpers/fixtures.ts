@@ -61,3 +61,24 @@ export const RESOURCE_PATHS = fixtures.paths
 export const PARENT_FIELD = fixtures.parents
 export const example = fixtures.example
 export const record = fixtures.record
+
+/**
+ * A record as an enterprise pushes it to the park (add-batch with X-Sync-Push): its fields, the
+ * server-kept ones, its version and whether it is deleted; written at one fixed instant.
+ */
+export function pushedRecord(
+  resource: string,
+  id: string,
+  options: { companyCode?: string; version?: number; deleted?: boolean; fields?: Record<string, unknown> } = {},
+): Record<string, any> {
+  return {
+    ...record(resource, id, options.fields),
+    companyCode: options.companyCode ?? '000000000',
+    createTime: '2026-11-21T10:00:00+08:00',
+    updateTime: '2026-11-21T10:00:00+08:00',
+    createBy: 'admin',
+    updateBy: 'admin',
+    version: options.version ?? 1,
+    deleted: options.deleted ?? false,
+  }
+}

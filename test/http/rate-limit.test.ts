@@ -5,7 +5,7 @@
 import http from 'node:http'
 import { Redis } from 'ioredis'
 import t from 'tap'
-import { record } from '../helpers/fixtures.ts'
+import { pushedRecord } from '../helpers/fixtures.ts'
 import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
 
 const limits = { RATE_LIMIT_MAX: '5', RATE_LIMIT_LOGIN_MAX: '3' }
@@ -116,16 +116,7 @@ function twoInstances(name: string, env: Record<string, string>) {
 t.test('on the park, pushes are not counted; the same account is limited elsewhere', async (t) => {
   const park = await startService(t, { env: { ...limits, EDITION: 'park' } })
   const token = await park.login()
-  const item = (i: number) => ({
-    ...record('riskUnit', `RU-P${i}`),
-    companyCode: '000000000',
-    createTime: '2026-11-21T10:00:00+08:00',
-    updateTime: '2026-11-21T10:00:00+08:00',
-    createBy: 'admin',
-    updateBy: 'admin',
-    version: 1,
-    deleted: false,
-  })
+  const item = (i: number) => pushedRecord('riskUnit', `RU-P${i}`)
   const statuses = []
   for (let i = 0; i < 8; i++) {
     const reply = await park.call('/prevent/riskUnit/add-batch', { list: [item(i)] }, { token, headers: { 'X-Sync-Push': '1' } })

@@ -50,9 +50,18 @@ t.test('each type is accepted and read back byte for byte; lists carry no bytes'
   }
   const list = await service.call(`${base}/list`, { recordId: 'RU-A1' }, { token: viewer })
   t.equal(list.body.code, 0)
+  const listed = list.body.data.list
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)
   t.same(
-    list.body.data.list.map((item: any) => [item.id, item.size, item.sha256, item.sync_status, 'content' in item]),
-    files.map((file) => [file.id, file.bytes.length, sha256(file.bytes), 'pending', false]),
+    listed.map((item: any) => item.id),
+    [...listed]
+      .sort((a: any, b: any) => (a.createTime === b.createTime ? byId(a, b) : a.createTime < b.createTime ? -1 : 1))
+      .map((item: any) => item.id),
+    'oldest first (as createTime shows, to the second), then by id',
+  )
+  t.same(
+    [...listed].sort(byId).map((item: any) => [item.id, item.size, item.sha256, item.sync_status, 'content' in item]),
+    [...files].sort(byId).map((file) => [file.id, file.bytes.length, sha256(file.bytes), 'pending', false]),
   )
   t.equal(list.body.data.total, 4)
   for (const file of files) {

@@ -19,14 +19,29 @@ for (const [id, name, level] of [
 }
 await service.call('/prevent/riskUnit/delete', { id: 'RU-5' }, { token })
 
+/** Newest first as the records show their updateTime (the same offset throughout: text order is time order), then id. */
+const listOrder = (a: any, b: any) => (a.updateTime === b.updateTime ? (a.id < b.id ? -1 : 1) : a.updateTime > b.updateTime ? -1 : 1)
+
 t.test('list pages newest first (updateTime desc, then id), with total', async (t) => {
+  const all = (await service.call('/prevent/riskUnit/list', {}, { token })).body.data.list
+  t.same(
+    all.map((item: any) => item.id),
+    [...all].sort(listOrder).map((item: any) => item.id),
+    'the order of the instants shown (records written within one second: by id)',
+  )
   const first = await service.call('/prevent/riskUnit/list', { pageNum: 1, pageSize: 2 }, { token })
   t.equal(first.body.data.total, 4, 'deleted records are not read')
   t.equal(first.body.data.pageNum, 1)
   t.equal(first.body.data.pageSize, 2)
-  t.same(ids(first), ['RU-4', 'RU-3'])
+  t.same(
+    ids(first),
+    all.slice(0, 2).map((item: any) => item.id),
+  )
   const last = await service.call('/prevent/riskUnit/list', { pageNum: 2, pageSize: 2 }, { token })
-  t.same(ids(last), ['RU-2', 'RU-1'])
+  t.same(
+    ids(last),
+    all.slice(2, 4).map((item: any) => item.id),
+  )
   const past = await service.call('/prevent/riskUnit/list', { pageNum: 9, pageSize: 2 }, { token })
   t.same(past.body.data.list, [])
   t.equal(past.body.data.total, 4)
@@ -105,6 +120,40 @@ t.test('getById answers the record; a missing or deleted id is 1004', async (t) 
   t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-1' }, { token })).body.data.riskUnitName, 'Tank farm east')
   t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-5' }, { token })).body.code, 1004)
   t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-404' }, { token })).body.code, 1004)
+})
+
+t.test('instants are kept as they are shown, to the second: a record is eq to its own updateTime', async (t) => {
+  const shown = (await service.call('/prevent/riskUnit/getById', { id: 'RU-2' }, { token })).body.data
+  for (const field of ['createTime', 'updateTime']) {
+    const matching = async (op: string) =>
+      ids(
+        await search({
+          conditions: [
+            { field: 'id', op: 'eq', value: 'RU-2' },
+            { field, op, value: shown[field] },
+          ],
+        }),
+      )
+    t.same(await matching('eq'), ['RU-2'], `${field} eq`)
+    t.same(await matching('lte'), ['RU-2'], `${field} lte`)
+    t.same(await matching('gte'), ['RU-2'], `${field} gte`)
+    t.same(await matching('gt'), [], `${field} gt`)
+    t.same(await matching('lt'), [], `${field} lt`)
+  }
+})
+
+t.test('records written within one second are listed by id ascending, and orderBy ties too', async (t) => {
+  // One batch: one statement, one instant (the second of the records above, or a later one: either
+  // way these ids, sorting first, are listed first).
+  const batch = ['A-9c', 'A-9a', 'A-9b'].map((id) => record('riskUnit', id, { riskUnitName: 'batch', riskLevel: '2' }))
+  t.equal((await service.call('/prevent/riskUnit/add-batch', { list: batch }, { token })).body.code, 0)
+  const listed = ids(await service.call('/prevent/riskUnit/list', { pageSize: 3 }, { token }))
+  t.same(listed, ['A-9a', 'A-9b', 'A-9c'])
+  t.same(
+    ids(await search({ conditions: [{ field: 'riskLevel', op: 'eq', value: '2' }], orderBy: [{ field: 'riskLevel' }] })),
+    ['A-9a', 'A-9b', 'A-9c', 'RU-2'],
+    'ties of orderBy by id ascending, whenever each was written',
+  )
 })
 
 t.end()

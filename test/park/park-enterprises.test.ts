@@ -7,7 +7,7 @@
 // by hand and those lost when the park's database is restored from an earlier copy.
 import pg from 'pg'
 import t from 'tap'
-import { record } from '../helpers/fixtures.ts'
+import { pushedRecord, record } from '../helpers/fixtures.ts'
 import { type EditionProcess, eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
 
 const TABLES: Record<string, string> = {
@@ -232,16 +232,7 @@ t.test('the park is not an author; an enterprise account pushes and reads its ow
   const account = (
     await post(`${park.url}/system/login`, { userName: `ent-${first.companyCode}`, password: `password-${first.companyCode}` })
   ).data.token
-  const item = (companyCode: string, id: string) => ({
-    ...record('riskUnit', id),
-    companyCode,
-    createTime: '2026-11-21T10:00:00+08:00',
-    updateTime: '2026-11-21T10:00:00+08:00',
-    createBy: 'admin',
-    updateBy: 'admin',
-    version: 99,
-    deleted: false,
-  })
+  const item = (companyCode: string, id: string) => pushedRecord('riskUnit', id, { companyCode, version: 99 })
   const pushed = await post(
     `${park.url}/prevent/riskUnit/add-batch`,
     { list: [item(first.companyCode, 'RU-OWN-PUSH'), item(second.companyCode, 'RU-1')] },

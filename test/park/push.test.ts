@@ -1,7 +1,7 @@
 // SPEC rule 4 and CONTRACT §7: every acknowledged write reaches the park edition, field for field,
 // by id and version; a failing park never changes a write's answer.
 import t from 'tap'
-import { PARENT_FIELD, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'
+import { PARENT_FIELD, pushedRecord, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'
 import { eventually, liveRecords, startParkProcess } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
 
@@ -35,16 +35,8 @@ async function parkCall(path: string, body: unknown) {
 }
 
 /** A riskUnit record as an enterprise pushes it. */
-const pushedRiskUnit = (id: string, version: number, riskUnitName: string) => ({
-  ...record('riskUnit', id, { riskUnitName }),
-  companyCode: '000000000',
-  createTime: '2026-11-21T10:00:00+08:00',
-  updateTime: '2026-11-21T10:00:00+08:00',
-  createBy: 'admin',
-  updateBy: 'admin',
-  version,
-  deleted: false,
-})
+const pushedRiskUnit = (id: string, version: number, riskUnitName: string) =>
+  pushedRecord('riskUnit', id, { version, fields: { riskUnitName } })
 
 /** riskUnit/add-batch with X-Sync-Push on the park: the body's text as given, or written by JSON.stringify. */
 const pushToPark = (body: unknown) =>

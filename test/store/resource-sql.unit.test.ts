@@ -33,7 +33,7 @@ t.test('a search: conditions as bound parameters, the order with its tie-breaker
   )
   t.match(sql, /NULL::int AS "__total"/, 'the page counts nothing')
   t.notMatch(sql, /count\(/)
-  t.match(sql, /ORDER BY "riskUnitName" COLLATE "C" ASC, "updateTime" DESC, "id" ASC LIMIT \$4 OFFSET \$5$/)
+  t.match(sql, /ORDER BY "riskUnitName" COLLATE "C" ASC, "id" ASC LIMIT \$4 OFFSET \$5$/)
   t.same(values, ['%50\\%\\_off%', ['a', 'b'], 'm', 10, 20], 'like escapes % and _; the offset is (pageNum - 1) * pageSize')
   const [counted, bound] = table.count(query, 'bounded')
   t.match(
@@ -64,7 +64,7 @@ t.test("one enterprise's records on the park: the total is the count the park ke
 
 t.test('equality keeps the column collation (its indexes apply); a cursor replaces the offset', async (t) => {
   const keys = validSearch(unit, {}).keys
-  const cursor = encodeCursor([new Date('2026-11-21T02:00:00Z'), 'RU-9'])
+  const cursor = encodeCursor(keys, [new Date('2026-11-21T02:00:00Z'), 'RU-9'])
   const query = validSearch(unit, { after: cursor, conditions: [{ field: 'riskUnitName', op: 'eq', value: 'x' }] })
   t.same(query.keys, keys)
   const [sql, values] = table.page(query)
@@ -95,15 +95,22 @@ t.test('unique fields compare in code-point order, the order of their indexes (m
 
 t.test('a cursor holds the sort values, and fits only keys of its kinds', async (t) => {
   const keys = validSearch(unit, {}).keys
-  t.same(decodeCursor(encodeCursor(['2026-11-21T02:00:00.000Z', 'RU-1']), keys), ['2026-11-21T02:00:00.000Z', 'RU-1'])
-  t.throws(() => decodeCursor(encodeCursor([null, 'RU-1']), keys), { code: Code.badParameter }, 'updateTime is never null')
-  t.throws(() => decodeCursor(encodeCursor(['2026-11-21T02:00:00.000Z', 1]), keys), { code: Code.badParameter })
+  t.same(decodeCursor(encodeCursor(keys, ['2026-11-21T02:00:00.000Z', 'RU-1']), keys), ['2026-11-21T02:00:00.000Z', 'RU-1'])
+  t.throws(() => decodeCursor(encodeCursor(keys, [null, 'RU-1']), keys), { code: Code.badParameter }, 'updateTime is never null')
+  t.throws(() => decodeCursor(encodeCursor(keys, ['2026-11-21T02:00:00.000Z', 1]), keys), { code: Code.badParameter })
+  t.throws(
+    () => decodeCursor(encodeCursor(keys, ['+275760-09-13T00:00:00.000Z', 'RU-1']), keys),
+    { code: Code.badParameter },
+    'an instant PostgreSQL cannot hold',
+  )
+  const other = validSearch(unit, { orderBy: [{ field: 'riskLevel' }] }).keys
+  t.throws(() => decodeCursor(encodeCursor(other, ['2', 'RU-1']), keys), { code: Code.badParameter }, 'values that fit, of another order')
   t.throws(() => decodeCursor('%%%', keys), { code: Code.badParameter })
 })
 
 t.test('an update changes only what differs, under an expected version when asked', async (t) => {
   const [sql, values] = table.update('RU-1', { id: 'RU-1', riskUnitName: 'n' }, 'admin', 4)
-  t.match(sql, /SET "riskUnitName" = \$3, "updateTime" = now\(\), "updateBy" = \$2/)
+  t.match(sql, /SET "riskUnitName" = \$3, "updateTime" = date_trunc\('second', now\(\)\), "updateBy" = \$2/, 'the time to the second')
   t.match(sql, /"risk_unit"\.live AND \("risk_unit"\."riskUnitName" IS DISTINCT FROM \$3\) AND "risk_unit"\.version = \$4/)
   t.same(values, ['RU-1', 'admin', 'n', 4])
 })
