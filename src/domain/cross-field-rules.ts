@@ -11,7 +11,10 @@ export interface CrossFieldRule {
 
 const isSet = (value: unknown): boolean => value !== null && value !== undefined && value !== ''
 
-/** `end` must be strictly after `start` when both are set. */
+/** The second an instant falls in: instants are kept to the second (a fraction sent is dropped). */
+const secondOf = (instant: unknown): number => Math.floor(Date.parse(String(instant)) / 1000)
+
+/** `end` must be strictly after `start` when both are set, as they are kept: to the second. */
 export function endAfterStart(start: string, end: string): CrossFieldRule {
   return {
     fields: [start, end],
@@ -19,12 +22,41 @@ export function endAfterStart(start: string, end: string): CrossFieldRule {
       const from = record[start]
       const to = record[end]
       if (!isSet(from) || !isSet(to)) return undefined
-      return Date.parse(String(to)) > Date.parse(String(from)) ? undefined : `${end}: must be after ${start}`
+      return secondOf(to) > secondOf(from) ? undefined : `${end}: must be after ${start}`
     },
   }
 }
 
-/** The alarm thresholds lie within the range and in order: rangeMin ≤ twoLevelLow ≤ … ≤ rangeMax. */
+/**
+ * Compares two decimal numerals of the document's Decimal pattern (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`)
+ * exactly, digit by digit: -1, 0 or 1. (As numbers, 9.00000000000000000001 and 9 are equal.)
+ */
+export function compareDecimals(a: string, b: string): number {
+  const parse = (text: string) => {
+    const [whole, fraction = ''] = text.replace(/^-/, '').split('.')
+    const digits = { whole, fraction: fraction.replace(/0+$/, '') }
+    // -0 and -0.000 are zero, not negative.
+    return { ...digits, negative: text.startsWith('-') && (whole !== '0' || digits.fraction !== '') }
+  }
+  const x = parse(a)
+  const y = parse(b)
+  if (x.negative !== y.negative) return x.negative ? -1 : 1
+  const magnitude =
+    x.whole.length !== y.whole.length
+      ? Math.sign(x.whole.length - y.whole.length)
+      : x.whole !== y.whole
+        ? x.whole < y.whole
+          ? -1
+          : 1
+        : x.fraction === y.fraction
+          ? 0
+          : x.fraction < y.fraction
+            ? -1
+            : 1
+  return x.negative ? -magnitude : magnitude
+}
+
+/** The alarm thresholds lie within the range and in order, as decimals: rangeMin ≤ twoLevelLow ≤ … ≤ rangeMax. */
 export function thresholdOrder(order: readonly string[]): CrossFieldRule {
   return {
     fields: order,
@@ -33,7 +65,7 @@ export function thresholdOrder(order: readonly string[]): CrossFieldRule {
       for (let i = 1; i < set.length; i++) {
         const lower = set[i - 1]
         const upper = set[i]
-        if (Number(record[lower]) > Number(record[upper])) {
+        if (compareDecimals(String(record[lower]), String(record[upper])) > 0) {
           return `${lower}, ${upper}: ${lower} (${record[lower]}) must not be greater than ${upper} (${record[upper]})`
         }
       }

@@ -4,6 +4,7 @@ import t from 'tap'
 import { loadOpenApi } from '../../src/contract/openapi-document.ts'
 import {
   classifyPrefix,
+  compareDecimals,
   endAfterStart,
   passNotAboveParticipants,
   requiredWhen,
@@ -39,6 +40,31 @@ t.test('endAfterStart: end strictly after start, when both are set', async (t) =
   )
   t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: null }), undefined)
   t.equal(rule.check({ to: '2026-11-21T10:00:00+08:00' }), undefined)
+  t.equal(
+    rule.check({ from: '2026-11-21T10:00:00.100+08:00', to: '2026-11-21T10:00:00.900+08:00' }),
+    'to: must be after from',
+    'as kept, to the second: both are 10:00:00',
+  )
+  t.equal(rule.check({ from: '2026-11-21T10:00:00.900+08:00', to: '2026-11-21T10:00:01.100+08:00' }), undefined)
+})
+
+t.test('compareDecimals: exactly, digit by digit, whatever their length', async (t) => {
+  const cases: [string, string, number][] = [
+    ['9.00000000000000000001', '9', 1],
+    ['9', '9.00000000000000000001', -1],
+    ['99999999999999999', '99999999999999998', 1],
+    ['1.50', '1.5', 0],
+    ['10', '9.99', 1],
+    ['0.1', '0.09', 1],
+    ['-0.1', '-0.09', -1],
+    ['-10', '-9', -1],
+    ['-1', '0', -1],
+    ['-0', '0', 0],
+    ['-0.000', '0.0', 0],
+    ['-0.5', '0', -1],
+    ['123456789012345678901234567890.5', '123456789012345678901234567890.4', 1],
+  ]
+  for (const [a, b, expected] of cases) t.equal(compareDecimals(a, b), expected, `${a} vs ${b}`)
 })
 
 t.test('thresholdOrder: the set thresholds in order, unset ones skipped', async (t) => {
@@ -48,6 +74,11 @@ t.test('thresholdOrder: the set thresholds in order, unset ones skipped', async 
   t.equal(rule.check({ min: 0, low: 1, high: 1, max: 3 }), undefined, 'equal neighbours are in order')
   t.equal(rule.check({ min: 0, low: 5, max: 3 }), 'low, max: low (5) must not be greater than max (3)')
   t.equal(rule.check({ min: 4, high: 2 }), 'min, high: min (4) must not be greater than high (2)')
+  t.equal(
+    rule.check({ high: '9.00000000000000000001', max: '9' }),
+    'high, max: high (9.00000000000000000001) must not be greater than max (9)',
+    'as decimals, beyond what a double holds',
+  )
 })
 
 t.test('requiredWhen: the fields that are missing, named, only when the condition holds', async (t) => {
