@@ -11,6 +11,7 @@ import type { Config } from './config.ts'
 import { CompileOnFirstUse } from './contract/compile-on-first-use.ts'
 import { loadOpenApi, openApiYaml, type OpenApiDocument } from './contract/openapi-document.ts'
 import { createAjv } from './contract/validation.ts'
+import { answerClientError, answerFrameworkError } from './http/client-errors.ts'
 import { operationHandlers } from './http/handlers.ts'
 import { operationPolicies } from './http/operation-policy.ts'
 import authentication, { tokenAudience } from './http/plugins/authentication.ts'
@@ -85,6 +86,9 @@ function createFastify(config: Config, logger: AppOptions['logger'], compiles: C
     // One line per request instead, written by the request-log plugin.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
+    // Refusals before routing answered as the envelope too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     // Request ids for the log lines, unique across instances; never trust a caller's.
     genReqId: () => randomUUID(),
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers(compiles) } },

@@ -1,4 +1,5 @@
 // CONTRACT §2: every answer is the envelope, with the right HTTP status and code.
+import net from 'node:net'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
@@ -102,6 +103,58 @@ t.test('health: live, and ready once migrated', async (t) => {
   const ready = await fetch(`${service.url}/health/ready`)
   t.equal(ready.status, 200)
   t.equal(((await ready.json()) as any).success, true)
+})
+
+t.test('a __proto__ member, or constructor.prototype, is an unknown field (200/1002), and writes nothing', async (t) => {
+  for (const [raw, field] of [
+    ['{"id":"RU-PROTO","riskUnitName":"x","__proto__":{"a":1}}', '__proto__'],
+    ['{"id":"RU-PROTO","riskUnitName":"x","__proto__":null}', '__proto__'],
+    ['{"id":"RU-PROTO","riskUnitName":"x","constructor":{"prototype":{}}}', 'constructor'],
+  ]) {
+    const reply = await service.call('/prevent/riskUnit/add', undefined, { token, raw, headers: { 'content-type': 'application/json' } })
+    t.same([reply.status, reply.body], [200, { msg: `${field}: unknown field`, code: 1002, data: null, success: false }], raw)
+  }
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-PROTO' }, { token })).body.code, 1004)
+  const broken = await service.call('/prevent/riskUnit/add', undefined, {
+    token,
+    raw: '{"__proto__":',
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same([broken.status, broken.body.code], [400, 1000], 'text that is not JSON stays 1000')
+})
+
+t.test('a path whose percent-encoding is not valid is 404/1008, as the envelope', async (t) => {
+  for (const path of ['/prevent/riskUnit/%ZZ', '/hazard/monitorEquip/list%E0', '/%ZZ']) {
+    const reply = await service.call(path, {}, { token })
+    t.same([reply.status, reply.body.code, reply.body.success, reply.body.data], [404, 1008, false, null], path)
+    t.notMatch(JSON.stringify(reply.body), /FST_/, 'no library code')
+  }
+})
+
+/** What the server answers to `text` sent on a raw connection, once it closes it. */
+function rawAnswer(text: string): Promise<string> {
+  const { port } = new URL(service.url)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(text))
+    let answer = ''
+    socket.on('data', (chunk) => (answer += chunk))
+    socket.on('error', reject)
+    socket.on('close', () => resolve(answer))
+  })
+}
+
+t.test('HTTP that cannot be parsed, or headers too large, are answered as the envelope (1000)', async (t) => {
+  const cases: [string, string, number][] = [
+    ['a broken request line', 'NOT HTTP AT ALL\r\n\r\n', 400],
+    ['a header name with a space', 'POST /system/login HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400],
+    ['headers over 16 KiB', `POST /system/login HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ]
+  for (const [what, text, status] of cases) {
+    const answer = await rawAnswer(text)
+    t.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), what)
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+    t.same([body.code, body.success, body.data], [1000, false, null], `${what}: ${body.msg}`)
+  }
 })
 
 t.end()

@@ -1,7 +1,8 @@
 // JSON only, as UTF-8 text (RFC 8259): bytes that are not UTF-8 are 1000, like any unparseable body.
 // An empty body is "no body" (logout, refresh); an operation whose document says its body is
 // required answers 1000 without one, any other takes it as `{}`. Any other content type is 1000
-// (the envelope plugin says so). The body's bytes stay on the request (`bodyBytes`), for a handler
+// (the envelope plugin says so); a `__proto__` member (or `constructor.prototype`) is 1002, an
+// unknown field like any other. The body's bytes stay on the request (`bodyBytes`), for a handler
 // that hands them on as they are: the park applies a pushed page from its own text.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -32,7 +33,12 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
       return done(error instanceof Error ? error : new Error(String(error)), undefined)
     }
     request.bodyBytes = bytes
-    parseJson(request, text, done)
+    parseJson(request, text, (error, value) => {
+      const forbidden = error ? forbiddenMember(text) : undefined
+      // Valid JSON whose member would reach the prototype: refused as the unknown field it is.
+      if (forbidden) return done(new BusinessError(Code.badParameter, `${forbidden}: unknown field`), undefined)
+      done(error, value)
+    })
   })
   app.addHook('preValidation', (request, _reply, done) => {
     const operationId = operationIdOf(request)
@@ -42,6 +48,26 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
     if (operationId && request.body === undefined) request.body = {} // no body where it is optional: as `{}`
     done()
   })
+}
+
+/**
+ * The member that made the parser refuse text that is valid JSON: `__proto__`, or `constructor`
+ * holding a `prototype` (prototype poisoning, refused whatever the operation); undefined when the
+ * text is not JSON at all.
+ */
+function forbiddenMember(text: string): string | undefined {
+  let found: string | undefined
+  try {
+    JSON.parse(text, (key, value: unknown) => {
+      const poisoning =
+        key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype'))
+      if (poisoning) found ??= key
+      return value
+    })
+  } catch {
+    return undefined
+  }
+  return found
 }
 
 // Its refusals are answered by the envelope's error handler.

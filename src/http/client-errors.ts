@@ -1,0 +1,37 @@
+// Requests refused before Fastify routes them, answered as the envelope like every other refusal
+// (CONTRACT §2), never as Node's or Fastify's own bodies: HTTP that cannot be parsed (a broken
+// request line or header, a length that does not fit the body), headers too large, a request not
+// received within REQUEST_TIMEOUT_MS / HEADERS_TIMEOUT_MS (code 1000, with the HTTP status that
+// says which), and a path whose percent-encoding is not valid (404/1008, as any path not served).
+import http from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import { Code, failure } from '../errors.ts'
+
+/** Fastify's `clientErrorHandler`: the answer written on the socket, which Node then closes. */
+export function answerClientError(this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Socket): void {
+  // A connection reset or already closed: nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request headers too large']
+        : [400, 'malformed HTTP request']
+  this.log.debug({ err: error }, 'client error')
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  const body = JSON.stringify(failure(Code.malformed, message))
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
+}
+
+/** Fastify's `frameworkErrors`: a URL it cannot decode names no path the service serves. */
+export function answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  request.log.debug({ err: error }, 'request refused by the router')
+  void reply.code(404).send(failure(Code.noSuchPath, 'no such path: the URL is not validly percent-encoded'))
+}
