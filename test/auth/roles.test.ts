@@ -29,6 +29,8 @@ t.test('an operator reads and writes, but administers neither users nor the push
 
 t.test('an admin may do everything', async (t) => {
   t.equal((await service.call('/system/user/list', {}, { token: admin })).body.code, 0)
+  const cursor = await service.call('/system/user/list', { after: 'x' }, { token: admin })
+  t.same([cursor.body.code, cursor.body.msg], [1002, 'after: unknown field'], 'users page by pageNum only: no cursor is taken')
   t.equal((await service.call('/system/sync/status', {}, { token: admin })).body.code, 0)
   t.equal((await service.call('/prevent/riskUnit/add', record('riskUnit', 'RU-A'), { token: admin })).body.code, 0)
 })

@@ -157,6 +157,14 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
     if (node.$ref === '#/components/schemas/GetByIdRequest') return { ...node, $ref: '#/components/schemas/IdRequest' }
     return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (added.has(key) ? [] : [[key, undo(value)]])))
   }
+  // Issue 11, from a black-box audit: /system/refresh declares its optional empty body (and 400,
+  // 413) as logout does; user/list pages by pageNum only, its request without `after`.
+  const refresh = copy.paths['/system/refresh'].post
+  delete refresh.requestBody
+  for (const status of ['400', '413']) delete refresh.responses[status]
+  delete refresh.responses['200'].content['application/json'].examples.invalidParameter
+  copy.paths['/system/user/list'].post.requestBody.content['application/json'].schema = { $ref: '#/components/schemas/ListRequest' }
+  delete schemas.UserListRequest
   return undo(copy)
 }
 
