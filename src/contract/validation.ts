@@ -5,6 +5,7 @@
 import Ajv2020Module, { type AnySchemaObject, type ErrorObject } from 'ajv/dist/2020.js'
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js'
 import addFormatsModule from 'ajv-formats'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { dateProblem, findUnstorable, instantProblem, integerProblem, textProblem } from './storable.ts'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
@@ -34,6 +35,14 @@ export function createAjv() {
   const compile = ajv.compile.bind(ajv)
   ajv.compile = ((schema: AnySchemaObject, meta?: boolean) => compile(withStorableRule(schema), meta)) as typeof ajv.compile
   return ajv
+}
+
+/** Whether `value` has the document's `format` as request bodies are checked for it (ajv-formats' own check). */
+export function isFormat(format: 'date' | 'date-time', value: string): boolean {
+  const definition = fullFormats[format]
+  const check = typeof definition === 'object' && !(definition instanceof RegExp) ? definition.validate : definition
+  // date and date-time check strings (their definitions' type); the union types every format's.
+  return typeof check === 'function' ? (check as (data: string) => boolean)(value) === true : check instanceof RegExp && check.test(value)
 }
 
 /** The keyword that applies storable.ts to a value (added by withStorableRule, never written in the document). */

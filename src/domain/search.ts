@@ -2,6 +2,7 @@
 // operator that applies to it, with a value of the field's kind; orderBy names fields; a cursor fits
 // the order. What comes out is what the store builds SQL from, without checking it again.
 import { isStorableDate, isStorableInstant } from '../contract/storable.ts'
+import { isFormat } from '../contract/validation.ts'
 import { BusinessError, Code } from '../errors.ts'
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import { decodeCursor, type SortKey } from '../store/cursor.ts'
@@ -80,22 +81,25 @@ function isComparison(op: string): op is Comparison {
   return COMPARISONS.includes(op)
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i
-const DATE = /^\d{4}-\d{2}-\d{2}$/
+/** The range of the integer fields' column (PostgreSQL's integer). */
+const INTEGER_MIN = -(2 ** 31)
+const INTEGER_MAX = 2 ** 31 - 1
 
+// Instants and dates as writes take them (the document's formats date-time and date, checked by the
+// same functions: a calendar date, no hour 24), and only what PostgreSQL holds and the service
+// writes back (years 0001..9999, offsets within ±15:59).
 const FITS: Record<FieldDef['kind'], (value: unknown) => boolean> = {
   string: (value) => typeof value === 'string',
   number: (value) => typeof value === 'number' && Number.isFinite(value),
-  integer: (value) => Number.isInteger(value),
-  // Only what PostgreSQL holds and the service writes back (years 0001..9999, offsets within ±15:59).
-  instant: (value) => typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value)) && isStorableInstant(value),
-  date: (value) => typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)) && isStorableDate(value),
+  integer: (value) => Number.isInteger(value) && (value as number) >= INTEGER_MIN && (value as number) <= INTEGER_MAX,
+  instant: (value) => typeof value === 'string' && isFormat('date-time', value) && isStorableInstant(value),
+  date: (value) => typeof value === 'string' && isFormat('date', value) && isStorableDate(value),
 }
 
 const EXPECTED: Record<FieldDef['kind'], string> = {
   string: 'a string',
   number: 'a number',
-  integer: 'an integer',
+  integer: `an integer from ${INTEGER_MIN} to ${INTEGER_MAX}`,
   instant: 'an ISO 8601 instant with offset',
   date: 'a date YYYY-MM-DD',
 }

@@ -95,6 +95,36 @@ t.test('refusals name the place and the rule', async (t) => {
     'conditions[0].value: must be an ISO 8601 instant with offset for createTime',
   )
   t.equal(
+    refused({ conditions: [{ field: 'createTime', op: 'gt', value: '2026-11-21T24:00:00Z' }] }),
+    'conditions[0].value: must be an ISO 8601 instant with offset for createTime',
+    'hour 24, refused as writes refuse it',
+  )
+  t.same(
+    validSearch(equip, { conditions: [{ field: 'createTime', op: 'gt', value: '2026-11-21 10:00:00Z' }] }).conditions[0].value,
+    '2026-11-21 10:00:00Z',
+    'a space for T, taken as writes take it',
+  )
+  const training = registry.get('trainBaseInfo')
+  const refusedOf = (request: SearchRequest) => {
+    try {
+      validSearch(training, request)
+      return 'not refused'
+    } catch (error) {
+      return error instanceof BusinessError ? error.message : String(error)
+    }
+  }
+  t.equal(
+    refusedOf({ conditions: [{ field: 'trainHours', op: 'gt', value: 99999999999999 }] }),
+    'conditions[0].value: must be an integer from -2147483648 to 2147483647 for trainHours',
+    'an integer the column cannot hold is named, not left to the database',
+  )
+  const troubleshooting = registry.get('troubleshootInfo')
+  t.throws(
+    () => validSearch(troubleshooting, { conditions: [{ field: 'dangerManageDeadline', op: 'eq', value: '2025-02-29' }] }),
+    { message: 'conditions[0].value: must be a date YYYY-MM-DD for dangerManageDeadline' },
+    'no 29 February in 2025',
+  )
+  t.equal(
     refused({ conditions: [{ field: 'longitude', op: 'eq', value: Number.NaN }] }),
     'conditions[0].value: must be a number for longitude',
   )
