@@ -482,7 +482,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a monitoring equipment record
-         * @description The live attachments of the monitoring equipment record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the monitoring equipment record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["hazardMonitorEquipAttachmentList"];
         delete?: never;
@@ -502,7 +502,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a monitoring equipment record
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["hazardMonitorEquipAttachmentGet"];
         delete?: never;
@@ -773,7 +773,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a risk analysis unit
-         * @description The live attachments of the risk analysis unit `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the risk analysis unit `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventRiskUnitAttachmentList"];
         delete?: never;
@@ -793,7 +793,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a risk analysis unit
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventRiskUnitAttachmentGet"];
         delete?: never;
@@ -1064,7 +1064,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a risk event
-         * @description The live attachments of the risk event `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the risk event `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventRiskEventsAttachmentList"];
         delete?: never;
@@ -1084,7 +1084,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a risk event
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventRiskEventsAttachmentGet"];
         delete?: never;
@@ -1355,7 +1355,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a control measure
-         * @description The live attachments of the control measure `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the control measure `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventRiskMeasuresAttachmentList"];
         delete?: never;
@@ -1375,7 +1375,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a control measure
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventRiskMeasuresAttachmentGet"];
         delete?: never;
@@ -1646,7 +1646,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a hazard troubleshooting task
-         * @description The live attachments of the hazard troubleshooting task `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the hazard troubleshooting task `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventTroubleshootTaskAttachmentList"];
         delete?: never;
@@ -1666,7 +1666,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a hazard troubleshooting task
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventTroubleshootTaskAttachmentGet"];
         delete?: never;
@@ -1937,7 +1937,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a troubleshooting record
-         * @description The live attachments of the troubleshooting record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the troubleshooting record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventTroubleshootRecordAttachmentList"];
         delete?: never;
@@ -1957,7 +1957,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a troubleshooting record
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventTroubleshootRecordAttachmentGet"];
         delete?: never;
@@ -2231,7 +2231,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a hidden-danger record
-         * @description The live attachments of the hidden-danger record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the hidden-danger record `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventTroubleshootInfoAttachmentList"];
         delete?: never;
@@ -2251,7 +2251,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a hidden-danger record
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventTroubleshootInfoAttachmentGet"];
         delete?: never;
@@ -2525,7 +2525,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a special work ticket
-         * @description The live attachments of the special work ticket `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the special work ticket `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventTicketBaseInfoAttachmentList"];
         delete?: never;
@@ -2545,7 +2545,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a special work ticket
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventTicketBaseInfoAttachmentGet"];
         delete?: never;
@@ -2817,7 +2817,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of a training activity
-         * @description The live attachments of the training activity `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachments of the training activity `recordId`, oldest first (then by `id`), without their bytes (`attachment/get` answers those). A record without attachments (or no such record) answers an empty list. On the park edition, where several enterprises may use the same record id, `companyCode` names the enterprise; without it the attachments are answered when exactly one enterprise holds that record (or attachments naming it), and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers an empty list.
          */
         post: operations["preventTrainBaseInfoAttachmentList"];
         delete?: never;
@@ -2837,7 +2837,7 @@ export type paths = {
         put?: never;
         /**
          * Download an attachment of a training activity
-         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition an `enterprise` account sees its own enterprise's only.
+         * @description The live attachment named by `id`, with its bytes as base64 in `content` and their `sha256`. 1004 when missing or deleted. On the park edition, where several enterprises may use the same attachment id, `companyCode` names the enterprise; without it the attachment is answered when exactly one enterprise holds a live one with that id, and 1002 (naming `companyCode`) when several do. An `enterprise` account reads its own enterprise only (another `companyCode` answers 403/2003). On the enterprise edition another enterprise's `companyCode` answers 1004.
          */
         post: operations["preventTrainBaseInfoAttachmentGet"];
         delete?: never;
@@ -3426,13 +3426,34 @@ export type components = {
             deleted?: boolean;
         };
         /**
-         * @description Body of `attachment/list`: the record whose live attachments are listed.
+         * @description Body of `attachment/list`: the record whose live attachments are listed and, on the park edition where several enterprises may use one record id, optionally the enterprise's `companyCode` (without it: the attachments of the one enterprise holding that record or attachments naming it, 1002 naming `companyCode` when several do; as for `getById`). On the enterprise edition `companyCode` can only name its own enterprise (another one: an empty list).
          * @example {
          *       "recordId": "RU-001"
+         *     }
+         * @example {
+         *       "recordId": "RU-001",
+         *       "companyCode": "320115001"
          *     }
          */
         AttachmentListRequest: {
             recordId: components["schemas"]["Id"];
+            /** @description 9-digit code of the enterprise holding the record. */
+            companyCode?: string;
+        };
+        /**
+         * @description Body of `attachment/get`: the attachment identifier and, on the park edition where several enterprises may use one id, optionally the enterprise's `companyCode` (without it: the attachment when exactly one enterprise holds a live one with that id, 1002 naming `companyCode` when several do; as for `getById`). On the enterprise edition `companyCode` can only name its own enterprise (another one: 1004).
+         * @example {
+         *       "id": "ATT-001"
+         *     }
+         * @example {
+         *       "id": "ATT-001",
+         *       "companyCode": "320115001"
+         *     }
+         */
+        AttachmentGetRequest: {
+            id: components["schemas"]["Id"];
+            /** @description 9-digit code of the enterprise holding the attachment. */
+            companyCode?: string;
         };
         /**
          * @description An attachment without its bytes (as `attachment/list` answers it).
@@ -6741,7 +6762,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6768,11 +6789,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7135,7 +7156,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7162,11 +7183,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7529,7 +7550,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7556,11 +7577,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7923,7 +7944,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7950,11 +7971,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8317,7 +8338,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8344,11 +8365,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8711,7 +8732,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8738,11 +8759,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9105,7 +9126,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9132,11 +9153,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9499,7 +9520,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9526,11 +9547,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9893,7 +9914,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9920,11 +9941,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["AttachmentGetRequest"];
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live attachment with this id. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -49,7 +49,9 @@ export function decodeBase64(text: string): Buffer {
 }
 
 export function checkFileName(fileName: string): void {
-  if (fileName.length < 1 || fileName.length > 255) throw bad('fileName: must be 1 to 255 characters')
+  // Characters are code points, as the schema's maxLength counts them: an emoji is one, not two UTF-16 units.
+  const characters = [...fileName].length
+  if (characters < 1 || characters > 255) throw bad('fileName: must be 1 to 255 characters')
   if (/[/\\]/.test(fileName)) throw bad('fileName: must not contain a path separator (/ or \\)')
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(fileName)) throw bad('fileName: must not contain control characters')

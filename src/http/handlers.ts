@@ -138,10 +138,15 @@ function attachmentHandler(options: HandlerOptions, operationId: string, resourc
         return success()
       })
     case 'attachmentList':
-      return async (request) =>
-        success(await attachments.list(resource, bodyOf<Schemas['AttachmentListRequest']>(request).recordId, ownCompany(request)))
+      return async (request) => {
+        const { recordId, companyCode } = bodyOf<Schemas['AttachmentListRequest']>(request)
+        return success(await attachments.list(resource, recordId, readCompany(request, companyCode)))
+      }
     case 'attachmentGet':
-      return async (request) => success(await attachments.get(resource, bodyOf<Schemas['IdRequest']>(request).id, ownCompany(request)))
+      return async (request) => {
+        const { id, companyCode } = bodyOf<Schemas['AttachmentGetRequest']>(request)
+        return success(await attachments.get(resource, id, readCompany(request, companyCode)))
+      }
     default:
       throw new Error(`unknown x-action ${action} on ${operationId}`)
   }

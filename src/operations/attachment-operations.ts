@@ -5,6 +5,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { severalEnterprises } from './resource-operations.ts'
 import { createHash } from 'node:crypto'
 
 export interface AttachmentAddBody {
@@ -86,14 +87,23 @@ export class AttachmentOperations {
     )
   }
 
-  /** `companyCode`: an enterprise account's own enterprise (park edition), the only one it sees. */
+  /**
+   * The live attachments of the record `recordId`. On the park several enterprises may hold that
+   * id: `companyCode` names which (without it, 1002 when several do). An enterprise account's own
+   * enterprise is named for it.
+   */
   async list(resource: ResourceDef, recordId: string, companyCode?: string): Promise<{ list: AttachmentInfo[]; total: number }> {
-    const list = await this.store.list(resource, recordId, companyCode)
+    const { list, holders } = await this.store.list(resource, recordId, companyCode)
+    if (holders > 1) throw severalEnterprises(`${resource.key} ${recordId}`)
     return { list, total: list.length }
   }
 
+  /** The live attachment with this id, as `list`: `companyCode` names the enterprise when several hold the id. */
   async get(resource: ResourceDef, id: string, companyCode?: string): Promise<AttachmentInfo> {
-    return this.store.get(resource, id, companyCode)
+    const { found, holders } = await this.store.get(resource, id, companyCode)
+    if (holders > 1) throw severalEnterprises(`${resource.key} attachment ${id}`)
+    if (!found) throw new BusinessError(Code.notFound, `attachment not found: ${id}`)
+    return found
   }
 
   async delete(resource: ResourceDef, id: string, context: WriteContext): Promise<void> {

@@ -104,9 +104,7 @@ export class ResourceOperations {
   async getById(resource: ResourceDef, id: string, companyCode?: string): Promise<ApiRecord> {
     const found = await this.store.find(resource, id, companyCode)
     if (found.length === 0) throw new BusinessError(Code.notFound, `record not found: ${id}`)
-    if (found.length > 1) {
-      throw new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${resource.key} ${id}; name the companyCode`)
-    }
+    if (found.length > 1) throw severalEnterprises(`${resource.key} ${id}`)
     return found[0]
   }
 
@@ -212,6 +210,11 @@ export class ResourceOperations {
     this.log?.error({ err: error }, 'batch item failed unexpectedly')
     return { code: Code.unexpected, reason: GENERIC_BUSY_MESSAGE }
   }
+}
+
+/** 1002 naming `companyCode`: on the park several enterprises hold `what` (CONTRACT §10) and the caller named none. */
+export function severalEnterprises(what: string): BusinessError {
+  return new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${what}; name the companyCode`)
 }
 
 function checkBatchSize(list: unknown[]): void {

@@ -158,25 +158,40 @@ export class AttachmentStore {
     )
   }
 
-  /** The live attachments of a record, without their bytes, oldest first. */
-  async list(resource: ResourceDef, recordId: string, companyCode?: string): Promise<AttachmentInfo[]> {
-    const { rows } = await this.pool.query<AttachmentRow>(
-      `SELECT ${INFO} FROM "${attachmentTarget(resource).table}" WHERE "recordId" = $1 AND live ` +
-        `AND ($2::text IS NULL OR "companyCode" = $2) ORDER BY "createTime", id`,
+  /**
+   * The live attachments of a record, without their bytes, oldest first, and how many enterprises
+   * hold that record or live attachments naming it (on the park several may; counted only when no
+   * `companyCode` is named). Without `companyCode`, those of the one enterprise that holds it.
+   */
+  async list(resource: ResourceDef, recordId: string, companyCode?: string): Promise<{ list: AttachmentInfo[]; holders: number }> {
+    const table = `"${attachmentTarget(resource).table}"`
+    // One statement: the holders, then (LEFT JOIN: a row even when there are no attachments) the attachments of the one named.
+    const { rows } = await this.pool.query<{ holders: number } & (AttachmentRow | Record<keyof AttachmentRow, null>)>(
+      `WITH held AS (SELECT "companyCode" FROM "${resource.table}" WHERE id = $1 AND live AND $2::text IS NULL ` +
+        `UNION SELECT "companyCode" FROM ${table} WHERE "recordId" = $1 AND live AND $2::text IS NULL), ` +
+        `named AS (SELECT count(*)::int AS holders, coalesce($2, CASE WHEN count(*) = 1 THEN min("companyCode") END) AS code FROM held) ` +
+        `SELECT named.holders, ${INFO} FROM named LEFT JOIN ${table} ON "recordId" = $1 AND live AND "companyCode" = named.code ` +
+        `ORDER BY "createTime", id`,
       [recordId, companyCode ?? null],
     )
-    return rows.map((row) => this.toApi(row))
+    const list = rows.filter((row): row is AttachmentRow & { holders: number } => row.id !== null).map((row) => this.toApi(row))
+    return { list, holders: rows[0].holders }
   }
 
-  /** One live attachment with its bytes (base64); 1004 when missing or deleted. */
-  async get(resource: ResourceDef, id: string, companyCode?: string): Promise<AttachmentInfo> {
-    const { rows } = await this.pool.query<AttachmentRow & { content: Buffer }>(
-      `SELECT ${INFO}, content FROM "${attachmentTarget(resource).table}" WHERE id = $1 AND live ` +
-        `AND ($2::text IS NULL OR "companyCode" = $2) ORDER BY "companyCode" LIMIT 1`,
+  /**
+   * The live attachment with this id and its bytes (base64), and how many enterprises hold a live
+   * one with that id (on the park several may: then the bytes of none are read).
+   */
+  async get(resource: ResourceDef, id: string, companyCode?: string): Promise<{ found: AttachmentInfo | undefined; holders: number }> {
+    const { rows } = await this.pool.query<AttachmentRow & { content: Buffer | null; holders: number }>(
+      `SELECT ${INFO}, count(*) OVER ()::int AS holders, CASE WHEN count(*) OVER () = 1 THEN content END AS content ` +
+        `FROM "${attachmentTarget(resource).table}" WHERE id = $1 AND live AND ($2::text IS NULL OR "companyCode" = $2) LIMIT 1`,
       [id, companyCode ?? null],
     )
-    if (rows.length === 0) throw new BusinessError(Code.notFound, `attachment not found: ${id}`)
-    return { ...this.toApi(rows[0]), content: rows[0].content.toString('base64') }
+    const [row] = rows
+    // Held by several enterprises: none is answered, and their bytes were not read.
+    if (!row || row.content === null) return { found: undefined, holders: row?.holders ?? 0 }
+    return { found: { ...this.toApi(row), content: row.content.toString('base64') }, holders: 1 }
   }
 
   /**

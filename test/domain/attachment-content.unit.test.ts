@@ -53,4 +53,8 @@ t.test('file names carry no path', async (t) => {
     t.not(decode({ fileName }), 'accepted', JSON.stringify(fileName.slice(0, 12)))
   }
   t.equal(decode({ fileName: `${'x'.repeat(251)}.png` }), 'accepted')
+  // Characters are code points: 126 emoji (252 UTF-16 units) and ".png" are 130 characters.
+  t.equal(decode({ fileName: `${'📷'.repeat(126)}.png` }), 'accepted', '130 characters of 256 UTF-16 units')
+  t.equal(decode({ fileName: `${'📷'.repeat(251)}.png` }), 'accepted', '255 characters')
+  t.match(decode({ fileName: `${'📷'.repeat(252)}.png` }), /fileName: must be 1 to 255 characters/, '256 characters')
 })

@@ -131,6 +131,10 @@ t.test('the record must be live (1006); ids are never reused (1003); names carry
     t.equal((await add({ id: 'AT-N1', fileName })).body.code, 1002, JSON.stringify(fileName.slice(0, 20)))
   }
   t.equal((await add({ id: 'AT-N1', fileName: 'x'.repeat(251) + '.png' })).body.code, 0, '255 characters')
+  // Characters, not UTF-16 units: 126 emoji and ".png" are 130 characters (256 units).
+  const emoji = await add({ id: 'AT-N2', fileName: '📷'.repeat(126) + '.png' })
+  t.equal(emoji.body.code, 0, `130 characters of emoji: ${emoji.body.msg}`)
+  t.equal((await add({ id: 'AT-N3', fileName: '📷'.repeat(252) + '.png' })).body.code, 1002, '256 characters of emoji')
   t.equal((await add({ id: 'AT-P1', version: 3 })).body.code, 1002, 'a push-only field without X-Sync-Push')
 })
 
@@ -153,6 +157,17 @@ t.test('roles: reads for every role, writes for operator and admin', async (t) =
   t.equal((await service.call(`${base}/delete`, { id: 'AT-PNG' }, { token: viewer })).status, 403)
   t.equal((await service.call(`${base}/get`, { id: 'AT-PNG' }, { token: viewer })).body.code, 0)
   t.equal((await service.call(`${base}/list`, { recordId: 'RU-A1' })).status, 401)
+})
+
+t.test("companyCode names the enterprise edition's own enterprise only: another finds nothing, as getById", async (t) => {
+  const own = { companyCode: '000000000' }
+  const other = { companyCode: '320115009' }
+  t.equal((await service.call(`${base}/get`, { id: 'AT-PNG', ...own }, { token: viewer })).body.code, 0)
+  t.equal((await service.call(`${base}/get`, { id: 'AT-PNG', ...other }, { token: viewer })).body.code, 1004)
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-A1', ...other }, { token: viewer })).body.code, 1004)
+  const listed = await service.call(`${base}/list`, { recordId: 'RU-A1', ...own }, { token: viewer })
+  t.ok(listed.body.data.total > 0)
+  t.same((await service.call(`${base}/list`, { recordId: 'RU-A1', ...other }, { token: viewer })).body.data, { list: [], total: 0 })
 })
 
 t.test('every resource has attachments; counts in /system/sync/status', async (t) => {

@@ -173,7 +173,7 @@ const OPERATIONS: [segment: string, action: string, roles: string[], body: strin
     ['IdempotencyKey', 'AttachmentSyncPush'],
   ],
   ['attachment/list', 'attachmentList', READ, `${ATTACHMENTS}AttachmentListRequest`, `${ATTACHMENTS}AttachmentListEnvelope`, []],
-  ['attachment/get', 'attachmentGet', READ, '../components/paging.yaml#/IdRequest', `${ATTACHMENTS}AttachmentEnvelope`, []],
+  ['attachment/get', 'attachmentGet', READ, `${ATTACHMENTS}AttachmentGetRequest`, `${ATTACHMENTS}AttachmentEnvelope`, []],
   ['attachment/delete', 'attachmentDelete', WRITE, '../components/paging.yaml#/IdRequest', 'NullEnvelope', ['IdempotencyKey']],
 ]
 const parameter = (name: string) => ({
