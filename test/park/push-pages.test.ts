@@ -106,18 +106,19 @@ t.test('pages pushed at once: children after their parents, attachments after th
   )
   const parkToken = await loginTo(park.url)
   t.same(await liveRecords(park.url, parkToken), await liveRecords(enterprise.url, token), 'the park holds the latest version of each')
-  // On the park, sync_time is when a record was applied (once: children's parents RU-C-* are not updated).
+  // On the park, each row's xmin is the transaction that applied it (once: children's parents RU-C-*
+  // are not updated), and a younger transaction has a smaller age (sync_time is kept to the second).
   const parkDb = new pg.Client({ connectionString: park.databaseUrl })
   await parkDb.connect()
   t.after(() => parkDb.end())
   const early = await parkDb.query(
     `SELECT e.id FROM risk_events AS e JOIN risk_unit AS u ON u."companyCode" = e."companyCode" AND u.id = e."riskUnitId" ` +
-      `WHERE u.id LIKE 'RU-C-%' AND u.sync_time > e.sync_time`,
+      `WHERE u.id LIKE 'RU-C-%' AND age(u.xmin) < age(e.xmin)`,
   )
   t.same(early.rows, [], 'no child applied before its parent')
   const attachments = await parkDb.query(
     `SELECT a.id FROM risk_unit_attachment AS a JOIN risk_unit AS u ON u."companyCode" = a."companyCode" AND u.id = a."recordId" ` +
-      `WHERE u.sync_time > a.sync_time`,
+      `WHERE age(u.xmin) < age(a.xmin)`,
   )
   t.same(attachments.rows, [], 'no attachment applied before its record')
   t.equal((await parkDb.query(`SELECT count(*)::int AS n FROM risk_unit_attachment`)).rows[0].n, 30)
