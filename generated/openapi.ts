@@ -2958,7 +2958,7 @@ export type components = {
             updateBy: string;
             /** @description Server-kept: state of the push of this record's latest version to the park edition (`pending`, `synced`, `failed`). Never accepted from the caller (1002). */
             sync_status: components["schemas"]["SyncStatus"];
-            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`); null while it never has. Never accepted from the caller (1002). */
+            /** @description Server-kept: instant the park edition last acknowledged a version of this record (set when `sync_status` becomes `synced`), or when its push last failed (set when it becomes `failed`); kept while the record is `pending` again after either, null while no push of it was ever settled. Never accepted from the caller (1002). */
             sync_time: components["schemas"]["Instant"] | null;
             /** @description Server-kept: why the last push of this record failed (`park refused with 2003: ...`, `the park holds version 7, not the pushed version 5`, `park unreachable: ...`); null once synced, and after a business write. Usable in `search` conditions. Always null on the park edition. Never accepted from the caller (1002). */
             sync_error: string | null;
@@ -3292,7 +3292,7 @@ export type components = {
                 }[];
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
-                /** @description Failed records the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park refused, each with its `sync_error` (a record whose pushes never reached the park is never counted here: the sweep queues it again every time); they wait for `/system/sync/retry` or a reconciliation. Find them with `search` on `sync_status` `failed`. */
+                /** @description Failed records and attachments the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park refused, each with its `sync_error` (a record whose pushes never reached the park is never counted here: the sweep queues it again every time); they wait for `/system/sync/retry` or a reconciliation. Find them with `search` on `sync_status` `failed`. */
                 failedExhausted: number;
                 /** @description The last reconciliation with the park (enterprise edition with a park configured; null before the first run and on the park edition). */
                 reconcile: components["schemas"]["ReconcileResult"] | null;
@@ -3447,7 +3447,8 @@ export type components = {
          *       "createTime": "2026-11-21T13:06:00+08:00",
          *       "createBy": "zhangwei",
          *       "sync_status": "synced",
-         *       "sync_time": "2026-11-21T13:06:02+08:00"
+         *       "sync_time": "2026-11-21T13:06:02+08:00",
+         *       "sync_error": null
          *     }
          */
         AttachmentInfo: {
@@ -3468,8 +3469,10 @@ export type components = {
             /** @description User who attached it. */
             createBy: string;
             sync_status: components["schemas"]["SyncStatus"];
-            /** @description When the park acknowledged the attachment (or, when `failed`, when it failed); null while pending. */
+            /** @description When the park last acknowledged a version of the attachment (`synced`), or when its push last failed (`failed`); kept while the attachment is `pending` again after either, null while no push of it was ever settled. */
             sync_time: components["schemas"]["Instant"] | null;
+            /** @description Why the last push of the attachment failed (`park refused with 2003: ...`, `the park holds version 50, not the pushed version 2`, `not delivered: park unreachable: ...`); null once synced, and after a write of the attachment. Always null on the park edition. */
+            sync_error: string | null;
         };
         /**
          * @description An attachment with its bytes (as `attachment/get` answers it).
@@ -3485,6 +3488,7 @@ export type components = {
          *       "createBy": "zhangwei",
          *       "sync_status": "synced",
          *       "sync_time": "2026-11-21T13:06:02+08:00",
+         *       "sync_error": null,
          *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
          *     }
          */
@@ -3506,8 +3510,10 @@ export type components = {
             /** @description User who attached it. */
             createBy: string;
             sync_status: components["schemas"]["SyncStatus"];
-            /** @description When the park acknowledged the attachment (or, when `failed`, when it failed); null while pending. */
+            /** @description When the park last acknowledged a version of the attachment (`synced`), or when its push last failed (`failed`); kept while the attachment is `pending` again after either, null while no push of it was ever settled. */
             sync_time: components["schemas"]["Instant"] | null;
+            /** @description Why the last push of the attachment failed (`park refused with 2003: ...`, `the park holds version 50, not the pushed version 2`, `not delivered: park unreachable: ...`); null once synced, and after a write of the attachment. Always null on the park edition. */
+            sync_error: string | null;
             /** @description The file, base64 (RFC 4648, padded). */
             content: string;
         };
@@ -5969,6 +5975,20 @@ export type components = {
             /** @description 9-digit code of the enterprise holding the record. */
             companyCode?: string;
         };
+        /**
+         * @description What the park edition holds of a pushed attachment after `attachment/add` with `X-Sync-Push: 1` (as `BatchResult.held` says it of pushed records).
+         * @example {
+         *       "held": 1
+         *     }
+         */
+        AttachmentPushResult: {
+            /** @description The version of the attachment the park holds now: the pushed `version` when it was applied or already held, a higher one when the park already held a newer version (the push is then ignored). The enterprise marks the attachment `synced` only when this is the version it pushed. Null only if the park no longer holds the attachment at all (removed from its database meanwhile). */
+            held: number | null;
+        };
+        /** @description Envelope of `attachment/add`: `data` null on an attach and on a failure; on a push (park edition, `X-Sync-Push: 1`) answered with code 0, what the park holds (`AttachmentPushResult`). */
+        AttachmentAddEnvelope: {
+            data: components["schemas"]["AttachmentPushResult"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
     };
     responses: {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
@@ -6042,7 +6062,7 @@ export type components = {
         SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
         IdempotencyKey: string;
-        /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+        /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
         AttachmentSyncPush: "1";
     };
     requestBodies: never;
@@ -6681,7 +6701,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -6693,13 +6713,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7075,7 +7095,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7087,13 +7107,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7469,7 +7489,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7481,13 +7501,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7863,7 +7883,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7875,13 +7895,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8257,7 +8277,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -8269,13 +8289,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8651,7 +8671,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -8663,13 +8683,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9045,7 +9065,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9057,13 +9077,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9439,7 +9459,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9451,13 +9471,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9833,7 +9853,7 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only HTTP 200 answers (business successes and business failures) are remembered; after a 4xx/5xx the retry is processed anew. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held; it then reads back `synced`. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9845,13 +9865,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NullEnvelope"];
+                    "application/json": components["schemas"]["AttachmentAddEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
