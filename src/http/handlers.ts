@@ -159,19 +159,21 @@ function attachmentHandler(options: HandlerOptions, operationId: string, resourc
 function attachmentAdd(options: HandlerOptions, resource: ResourceDef): Write {
   return async (request, context) => {
     const body = bodyOf<Schemas['AttachmentAddRequest']>(request)
-    if (request.headers['x-sync-push'] !== '1') await options.attachments.add(resource, body, context)
-    else if (options.edition !== 'park')
-      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
-    else {
-      const { role } = callerOf(request)
-      const own = ownCompany(request)
-      if (role !== 'admin' && role !== 'enterprise')
-        throw new BusinessError(Code.forbidden, `permission denied: pushing attachments needs the admin or enterprise role, not ${role}`)
-      if (role === 'enterprise' && body.companyCode !== own)
-        throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${own} only`)
-      await options.attachments.applyPushed(resource, body, context)
+    if (request.headers['x-sync-push'] !== '1') {
+      await options.attachments.add(resource, body, context)
+      return success()
     }
-    return success()
+    if (options.edition !== 'park')
+      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
+    const { role } = callerOf(request)
+    const own = ownCompany(request)
+    if (role !== 'admin' && role !== 'enterprise')
+      throw new BusinessError(Code.forbidden, `permission denied: pushing attachments needs the admin or enterprise role, not ${role}`)
+    if (role === 'enterprise' && body.companyCode !== own)
+      throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${own} only`)
+    // The version held now: the enterprise marks the attachment synced only when it is the pushed one.
+    const pushed: Schemas['AttachmentPushResult'] = { held: await options.attachments.applyPushed(resource, body, context) }
+    return success(pushed)
   }
 }
 

@@ -56,9 +56,9 @@ export class AttachmentOperations {
 
   /**
    * Park edition: an attachment as the enterprise holds it, applied by (companyCode, id) when its
-   * version is newer. A tombstone carries no bytes (`content` "").
+   * version is newer; answers the version held now. A tombstone carries no bytes (`content` "").
    */
-  async applyPushed(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
+  async applyPushed(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<number | null> {
     const missing = PUSH_ONLY_FIELDS.find((field) => body[field] === undefined)
     if (missing) throw new BusinessError(Code.badParameter, `${missing}: required in a push (X-Sync-Push: 1)`)
     const decoded = body.deleted
@@ -67,7 +67,7 @@ export class AttachmentOperations {
           return { content, sha256: createHash('sha256').update(content).digest('hex') }
         })()
       : decodeAttachment(body, this.maxBytes)
-    await this.store.applyPushed(
+    return this.store.applyPushed(
       resource,
       {
         id: body.id,

@@ -26,6 +26,13 @@ export interface ParkHoldings {
   held(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<HeldVersion[]>
 }
 
+/** The park's judgement of a pushed attachment: refused with a business code, or the version it holds now (when it said). */
+export interface AttachmentPushAnswer {
+  code: number
+  msg: string
+  held?: number | null
+}
+
 /** An error answer: no data. */
 type ErrorEnvelope = { code: number; msg: string; data?: undefined }
 
@@ -207,8 +214,12 @@ export class ParkClient implements ParkHoldings {
     }
   }
 
-  /** Pushes one attachment (attachment/add with X-Sync-Push); the park's business answer. Throws ParkUnavailable when it cannot. */
-  async pushAttachment(resource: ResourceDef, item: AttachmentPushItem): Promise<{ code: number; msg: string }> {
+  /**
+   * Pushes one attachment (attachment/add with X-Sync-Push): the park's judgement of it, its refusal
+   * (a business code) or the version it holds now (`held`, absent when it did not say). Throws
+   * ParkUnavailable when the park did not judge it.
+   */
+  async pushAttachment(resource: ResourceDef, item: AttachmentPushItem): Promise<AttachmentPushAnswer> {
     const path = `/${resource.path}/attachment/add`
     if (!isAttachmentAddPath(path)) throw new Error(`the document has no ${path}`)
     let answer = await this.sendAttachment(path, item)
@@ -217,11 +228,12 @@ export class ParkClient implements ParkHoldings {
       answer = await this.sendAttachment(path, item)
     }
     const { status, body } = answer
-    // A business refusal (HTTP 200) is the attachment's; anything else is the park's trouble.
-    if (status !== 200 || !body) {
-      throw ParkUnavailable.answered(status, body)
-    }
-    return { code: body.code, msg: body.msg }
+    if (body && status === 200 && body.code === 0) return { code: 0, msg: body.msg, held: body.data?.held }
+    // A business refusal is the attachment's, whatever its HTTP status (2003 answers 403, 1010 413):
+    // the park judged it. No envelope, the park's own failures (5xx), its rate limit (429) and a
+    // login it keeps refusing (401) are the park's trouble: not delivered.
+    if (body && body.code !== 0 && status < 500 && status !== 401 && status !== 429) return { code: body.code, msg: body.msg }
+    throw ParkUnavailable.answered(status, body)
   }
 
   private async sendAttachment(path: AttachmentAddPath, item: AttachmentPushItem) {

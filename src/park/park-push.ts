@@ -33,7 +33,7 @@ import type { ResourceDef, ResourceRegistry } from '../resources/resource-regist
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
-import { type ParkClient, ParkUnavailable } from './park-client.ts'
+import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
 
@@ -302,8 +302,9 @@ export class ParkPush {
 
   /**
    * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
-   * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push. A refusal
-   * is settled on the attachment (failed with the reason, like records); only a failed call throws.
+   * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push. The park's
+   * judgement is settled on the attachment like a record's (synced only when the park holds the
+   * pushed version, failed with the reason otherwise, a refusal included); only a failed call throws.
    * When writes came meanwhile, it stops after a page (answering false) so that records written
    * behind large files are not held up by them: the next drain goes on with the rest.
    */
@@ -326,7 +327,7 @@ export class ParkPush {
   ): Promise<void> {
     const target = attachmentTarget(resource)
     this.stats.calls++
-    let answer: { code: number; msg: string }
+    let answer: AttachmentPushAnswer
     try {
       answer = await this.client.pushAttachment(resource, item)
     } catch (error) {
@@ -336,10 +337,14 @@ export class ParkPush {
       await this.sync.recordFailure(target, rest, this.settings.retryLimit + 1)
       throw error
     }
-    const error = answer.code === 0 ? null : `park refused with ${answer.code}: ${answer.msg}`
-    const settled = await this.sync.settle(target, [
-      { id: item.id, version: item.version, held: answer.code === 0 ? item.version : null, error },
-    ])
+    // The version the park holds now (synced only when it is the pushed one), or the refusal.
+    const error =
+      answer.code !== 0
+        ? `park refused with ${answer.code}: ${answer.msg}`
+        : answer.held === undefined
+          ? 'the park answered nothing for this attachment'
+          : null
+    const settled = await this.sync.settle(target, [{ id: item.id, version: item.version, held: answer.held ?? null, error }])
     this.stats.acknowledged += settled.synced
     this.stats.refused += settled.failed
   }

@@ -87,10 +87,14 @@ function registerRecoveryMetrics(
   push: ParkPush,
   clock: (() => number) | undefined,
 ): void {
-  const exhausted = cachedRead(() => sync.exhausted(resources.all, push.settings.failedRequeueRounds), PAGE_READ_TTL_MS, clock)
+  const exhausted = cachedRead(
+    () => sync.exhausted(withAttachments(resources.all), push.settings.failedRequeueRounds),
+    PAGE_READ_TTL_MS,
+    clock,
+  )
   new Gauge({
     name: 'sync_records_failed_exhausted',
-    help: 'Failed records the sweep no longer queues again (SYNC_FAILED_REQUEUE_ROUNDS reached): they wait for a retry or a reconciliation.',
+    help: 'Failed records and attachments the sweep no longer queues again (SYNC_FAILED_REQUEUE_ROUNDS reached): they wait for a retry or a reconciliation.',
     registers: [metrics],
     async collect() {
       this.set(await exhausted())

@@ -33,6 +33,7 @@ export interface AttachmentInfo {
   createBy: string
   sync_status: string
   sync_time: string | null
+  sync_error: string | null
   content?: string
 }
 
@@ -92,6 +93,7 @@ interface AttachmentRow {
   createBy: string
   sync_status: string
   sync_time: Date | null
+  sync_error: string | null
 }
 
 /** A pending attachment row as read for the push. */
@@ -112,7 +114,7 @@ interface PendingRow {
   candidates: number
 }
 
-const INFO = `id, "recordId", "fileName", "contentType", size, sha256, "companyCode", "createTime", "createBy", sync_status, sync_time`
+const INFO = `id, "recordId", "fileName", "contentType", size, sha256, "companyCode", "createTime", "createBy", sync_status, sync_time, sync_error`
 
 export class AttachmentStore {
   private readonly pool: pg.Pool
@@ -153,7 +155,8 @@ export class AttachmentStore {
   async delete(resource: ResourceDef, id: string, userName: string, db: Queryable = this.pool): Promise<void> {
     await db.query(
       `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = $3, ` +
-        `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_error = NULL WHERE "companyCode" = $1 AND id = $2 AND live`,
+        `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+        `WHERE "companyCode" = $1 AND id = $2 AND live`,
       [this.companyCode, id, userName],
     )
   }
@@ -253,9 +256,10 @@ export class AttachmentStore {
 
   /**
    * Park edition: applies a pushed attachment (or tombstone) by (companyCode, id), unless the held
-   * version is newer. 1006 when its record is not on the park (yet).
+   * version is newer or equal; answers the version held afterwards (the applied one, or the one
+   * that was already there). 1006 when its record is not on the park (yet).
    */
-  async applyPushed(resource: ResourceDef, item: PushedAttachment, db: Queryable = this.pool): Promise<void> {
+  async applyPushed(resource: ResourceDef, item: PushedAttachment, db: Queryable = this.pool): Promise<number | null> {
     const table = `"${attachmentTarget(resource).table}"`
     const columns = [
       'id',
@@ -272,14 +276,16 @@ export class AttachmentStore {
       'updateBy',
     ]
     const updated = columns.filter((column) => column !== 'id' && column !== 'companyCode')
-    await this.run(resource, () =>
+    const { rows } = await this.run(resource, () =>
       db.query(
-        `INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
+        `WITH applied AS (INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
           `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14 THEN NULL ELSE true END, ` +
           `CASE WHEN $14 THEN $10::timestamptz END, 'synced', ${NOW}) ` +
           `ON CONFLICT ("companyCode", id) DO UPDATE SET ${updated.map((column) => `"${column}" = CASE WHEN $14 THEN ${table}."${column}" ELSE EXCLUDED."${column}" END`).join(', ')}, ` +
           `version = EXCLUDED.version, live = EXCLUDED.live, "deleteTime" = EXCLUDED."deleteTime", sync_status = 'synced', sync_time = ${NOW} ` +
-          `WHERE ${table}.version < EXCLUDED.version`,
+          `WHERE ${table}.version < EXCLUDED.version RETURNING version) ` +
+          // Not applied: the version held, as the statement's snapshot saw it (looked up by key).
+          `SELECT coalesce((SELECT version FROM applied), (SELECT version FROM ${table} WHERE "companyCode" = $2 AND id = $1)) AS held`,
         [
           item.id,
           item.companyCode,
@@ -298,6 +304,11 @@ export class AttachmentStore {
         ],
       ),
     )
+    if (rows[0].held !== null) return Number(rows[0].held)
+    // A row a concurrent push of the same attachment inserted is invisible to the statement's
+    // snapshot (it waited for it, then left it alone): read what is held now, in a fresh snapshot.
+    const now = await db.query(`SELECT version FROM ${table} WHERE "companyCode" = $1 AND id = $2`, [item.companyCode, item.id])
+    return now.rows.length > 0 ? Number(now.rows[0].version) : null
   }
 
   /** A missing or deleted record (the composite foreign key) is 1006. */
@@ -326,6 +337,7 @@ export class AttachmentStore {
       createBy: row.createBy,
       sync_status: row.sync_status,
       sync_time: row.sync_time ? this.format(row.sync_time) : null,
+      sync_error: row.sync_error,
     }
   }
 }

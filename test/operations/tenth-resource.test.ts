@@ -169,7 +169,7 @@ const OPERATIONS: [segment: string, action: string, roles: string[], body: strin
     'attachmentAdd',
     WRITE,
     `${ATTACHMENTS}AttachmentAddRequest`,
-    'NullEnvelope',
+    `${ATTACHMENTS}AttachmentAddEnvelope`,
     ['IdempotencyKey', 'AttachmentSyncPush'],
   ],
   ['attachment/list', 'attachmentList', READ, `${ATTACHMENTS}AttachmentListRequest`, `${ATTACHMENTS}AttachmentListEnvelope`, []],

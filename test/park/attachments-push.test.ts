@@ -1,6 +1,7 @@
 // CONTRACT §11 on the park (one history entry per applied push) and §12 (attachments pushed after
 // their records, keyed by companyCode and id, in pages bounded by bytes): the bytes on the park are
-// the bytes sent, after the park was down while they were written.
+// the bytes sent, after the park was down while they were written; an attachment is synced only when
+// the park says it holds the pushed version (§10).
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
@@ -208,6 +209,81 @@ t.test("an enterprise account pushes and reads its own enterprise's attachments 
   const written = await post(`${park.url}/prevent/riskUnit/attachment/add`, pushed('PX-W', '333333333'), own)
   t.equal(written.code, 2003, 'without X-Sync-Push the park is not an author')
   t.equal((await post(`${park.url}/prevent/riskUnit/attachment/delete`, { id: 'PX-OWN' }, parkToken)).code, 2003)
+})
+
+t.test('an attachment is synced only when the park holds the pushed version, failed with the reason otherwise', async (t) => {
+  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-PV'), { token })).body.code, 0)
+  await eventually(allSynced, { what: 'the record pushed' })
+  // The park already holds ATT-V at version 50 (an admin's push, as in a migration).
+  const pushed = (version: number) => ({
+    id: 'ATT-V',
+    recordId: 'RU-PV',
+    fileName: 'v.png',
+    contentType: 'image/png',
+    content: PNG.toString('base64'),
+    companyCode: '000000000',
+    createTime: '2026-11-21T13:02:35+08:00',
+    updateTime: '2026-11-21T13:02:35+08:00',
+    createBy: 'admin',
+    updateBy: 'admin',
+    version,
+    deleted: false,
+  })
+  const push = (version: number) => post(`${park.url}/prevent/riskUnit/attachment/add`, pushed(version), parkToken, { 'x-sync-push': '1' })
+  t.same(await push(50), { msg: '', code: 0, data: { held: 50 }, success: true }, 'the park answers the version it holds')
+  t.same((await push(3)).data, { held: 50 }, 'an older version is ignored, and the answer says which one is held')
+
+  const attached = await enterprise.call(
+    '/prevent/riskUnit/attachment/add',
+    { id: 'ATT-V', recordId: 'RU-PV', fileName: 'v.png', contentType: 'image/png', content: PNG.toString('base64') },
+    { token },
+  )
+  t.equal(attached.body.code, 0)
+  const failed = await eventually(
+    async () => {
+      const [listed] = (await enterprise.call('/prevent/riskUnit/attachment/list', { recordId: 'RU-PV' }, { token })).body.data.list
+      return listed?.sync_status === 'failed' && listed
+    },
+    { what: 'the attachment to fail' },
+  )
+  t.equal(failed.sync_error, 'the park holds version 50, not the pushed version 1', 'the reason, readable through the API')
+  t.ok(failed.sync_time, 'when it failed')
+  t.equal((await enterprise.call('/prevent/riskUnit/attachment/get', { id: 'ATT-V' }, { token })).body.data.sync_error, failed.sync_error)
+
+  // Its delete (version 2) does not reach the park either: the park still holds version 50, live.
+  t.equal((await enterprise.call('/prevent/riskUnit/attachment/delete', { id: 'ATT-V' }, { token })).body.code, 0)
+  const row = async () =>
+    (await enterprise.database.pool.query(`SELECT sync_status, sync_error FROM risk_unit_attachment WHERE id = 'ATT-V'`)).rows[0]
+  const tombstone = await eventually(
+    async () => {
+      const now = await row()
+      return now.sync_status === 'failed' && now
+    },
+    { what: 'the tombstone to fail' },
+  )
+  t.equal(tombstone.sync_error, 'the park holds version 50, not the pushed version 2')
+  t.equal((await onPark('/prevent/riskUnit/attachment/get', { id: 'ATT-V' })).code, 0, 'live on the park')
+  const status = (await enterprise.call('/system/sync/status', {}, { token })).body.data
+  t.match(
+    status.resources.find((counts: any) => counts.resource === 'riskUnit/attachment'),
+    { pending: 0, failed: 1 },
+  )
+
+  // A reconciliation finds it stale and queues it again (pending before it answers): pushed again,
+  // it fails again, it is not taken as synced.
+  const reconciled = (await enterprise.call('/system/sync/reconcile', {}, { token })).body.data
+  t.match(
+    reconciled.attachments.find((entry: any) => entry.resource === 'riskUnit'),
+    { stale: 1, ids: ['ATT-V'] },
+  )
+  const again = await eventually(
+    async () => {
+      const now = await row()
+      return now.sync_status !== 'pending' && now
+    },
+    { what: 'the tombstone pushed again' },
+  )
+  t.same(again, { sync_status: 'failed', sync_error: 'the park holds version 50, not the pushed version 2' })
 })
 
 t.end()

@@ -1,7 +1,8 @@
 // CONTRACT §10, nothing stranded: a record the park can never apply ends `failed` with its reason
 // readable through the API (and usable in search), counted in /system/sync/status and /metrics, and
-// the sweep re-queues it a bounded number of times, not forever.
-import t from 'tap'
+// the sweep re-queues it a bounded number of times, not forever. An attachment too (§12), though
+// the park refuses it with an HTTP error status (403) where it refuses a record's item inside a 200.
+import t, { type Test } from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
 import { startService } from '../helpers/service.ts'
@@ -26,6 +27,38 @@ const enterprise = await startService(t, {
 })
 const token = await enterprise.login()
 
+/**
+ * Two sweeps (SYNC_FAILED_REQUEUE_ROUNDS), each queueing it again and the push failing it again
+ * (`status` reads it through the API), then a third that leaves it failed.
+ */
+async function sweptToTheBound(t: Test, table: string, id: string, status: () => Promise<string>): Promise<void> {
+  const rounds = async () =>
+    (await enterprise.database.pool.query(`SELECT sync_rounds, sync_status FROM ${table} WHERE id = $1`, [id])).rows[0]
+  for (const round of [1, 2]) {
+    await enterprise.app.push!.sweep()
+    t.equal(await status(), 'failed', `round ${round} ends failed again`)
+  }
+  t.equal((await rounds()).sync_rounds, 2)
+  await enterprise.app.push!.sweep()
+  t.same(await rounds(), { sync_rounds: 2, sync_status: 'failed' }, 'not queued a third time')
+}
+
+/** /system/sync/status and /metrics count `exhausted` failed records the sweep leaves, and one failed of `resource`. */
+async function countedExhausted(t: Test, resource: string, exhausted: number): Promise<void> {
+  const status = (await enterprise.call('/system/sync/status', {}, { token })).body.data
+  t.equal(status.failedExhausted, exhausted)
+  t.equal(status.resources.find((counts: any) => counts.resource === resource).failed, 1)
+  // /metrics reuses its reads for a second.
+  const metrics = await eventually(
+    async () => {
+      const text = await (await fetch(`${enterprise.url}/metrics`)).text()
+      return text.includes(`\nsync_records_failed_exhausted ${exhausted}\n`) && text
+    },
+    { what: `/metrics to count ${exhausted} exhausted` },
+  )
+  t.ok(metrics.includes(`\nsync_records{resource="${resource}",state="failed"} 1\n`), `${resource}: 1 failed in /metrics`)
+}
+
 t.test('a record the park refuses ends failed with its reason, readable and searchable', async (t) => {
   t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-REFUSED'), { token })).body.code, 0)
   const failed = await eventually(
@@ -49,29 +82,46 @@ t.test('a record the park refuses ends failed with its reason, readable and sear
 })
 
 t.test('the sweep re-queues it a bounded number of times, then it stays failed and counted', async (t) => {
-  const rounds = async () => {
-    await enterprise.app.push!.sweep()
-    return (await enterprise.call('/prevent/riskUnit/getById', { id: 'RU-REFUSED' }, { token })).body.data.sync_status
-  }
-  // Two rounds (SYNC_FAILED_REQUEUE_ROUNDS): each sweep queues it again, the push fails it again.
-  t.equal(await rounds(), 'failed', 'round 1 ends failed again')
-  t.equal(await rounds(), 'failed', 'round 2 ends failed again')
-  const attempts = await enterprise.database.pool.query(`SELECT sync_rounds FROM risk_unit WHERE id = 'RU-REFUSED'`)
-  t.equal(attempts.rows[0].sync_rounds, 2)
-  await enterprise.app.push!.sweep()
-  const after = await enterprise.database.pool.query(`SELECT sync_rounds, sync_status FROM risk_unit WHERE id = 'RU-REFUSED'`)
-  t.same(after.rows[0], { sync_rounds: 2, sync_status: 'failed' }, 'not queued a third time')
-  const status = (await enterprise.call('/system/sync/status', {}, { token })).body.data
-  t.equal(status.failedExhausted, 1)
-  t.equal(status.resources.find((counts: any) => counts.resource === 'riskUnit').failed, 1)
-  const metrics = await (await fetch(`${enterprise.url}/metrics`)).text()
-  t.match(metrics, /^sync_records\{resource="riskUnit",state="failed"\} 1$/m)
-  t.match(metrics, /^sync_records_failed_exhausted 1$/m)
+  await sweptToTheBound(
+    t,
+    'risk_unit',
+    'RU-REFUSED',
+    async () => (await enterprise.call('/prevent/riskUnit/getById', { id: 'RU-REFUSED' }, { token })).body.data.sync_status,
+  )
+  await countedExhausted(t, 'riskUnit', 1)
   // An operator's retry queues it again, rounds and all.
   const retried = (await enterprise.call('/system/sync/retry', { resource: 'riskUnit', ids: ['RU-REFUSED'] }, { token })).body.data
   t.same(retried, { requeued: 1 })
   const reset = await enterprise.database.pool.query(`SELECT sync_rounds FROM risk_unit WHERE id = 'RU-REFUSED'`)
   t.equal(reset.rows[0].sync_rounds, 0)
+})
+
+t.test('an attachment the park refuses (403) ends failed with its reason, and is re-queued a bounded number of times', async (t) => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-ATTACHED'), { token })).body.code, 0)
+  const attached = await enterprise.call(
+    '/prevent/riskUnit/attachment/add',
+    { id: 'AT-REFUSED', recordId: 'RU-ATTACHED', fileName: 'refused.png', contentType: 'image/png', content: PNG },
+    { token },
+  )
+  t.equal(attached.body.code, 0)
+  const read = async () =>
+    (await enterprise.call('/prevent/riskUnit/attachment/list', { recordId: 'RU-ATTACHED' }, { token })).body.data.list[0]
+  // The park answers the push 403/2003: a refusal of the attachment, not the park being away.
+  const failed = await eventually(
+    async () => {
+      const attachment = await read()
+      return attachment.sync_status === 'failed' && attachment
+    },
+    { what: 'the attachment to fail' },
+  )
+  t.match(failed.sync_error, /^park refused with 2003: permission denied: this account pushes companyCode 999999999 only/)
+  t.ok(failed.sync_time, 'when it failed')
+
+  await sweptToTheBound(t, 'risk_unit_attachment', 'AT-REFUSED', async () => (await read()).sync_status)
+  // Exhausted: the record of the tests above (its rounds started over by the operator's retry, the
+  // sweeps here used them up again), this one's record, and the attachment.
+  await countedExhausted(t, 'riskUnit/attachment', 3)
 })
 
 t.end()
