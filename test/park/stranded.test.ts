@@ -48,15 +48,18 @@ async function countedExhausted(t: Test, resource: string, exhausted: number): P
   const status = (await enterprise.call('/system/sync/status', {}, { token })).body.data
   t.equal(status.failedExhausted, exhausted)
   t.equal(status.resources.find((counts: any) => counts.resource === resource).failed, 1)
-  // /metrics reuses its reads for a second.
-  const metrics = await eventually(
+  // /metrics reuses each of its reads for a second (the counts and the exhausted are two reads).
+  const counted = await eventually(
     async () => {
       const text = await (await fetch(`${enterprise.url}/metrics`)).text()
-      return text.includes(`\nsync_records_failed_exhausted ${exhausted}\n`) && text
+      return (
+        text.includes(`\nsync_records_failed_exhausted ${exhausted}\n`) &&
+        text.includes(`\nsync_records{resource="${resource}",state="failed"} 1\n`)
+      )
     },
-    { what: `/metrics to count ${exhausted} exhausted` },
+    { what: `/metrics to count ${exhausted} exhausted, and 1 failed of ${resource}` },
   )
-  t.ok(metrics.includes(`\nsync_records{resource="${resource}",state="failed"} 1\n`), `${resource}: 1 failed in /metrics`)
+  t.ok(counted, `${resource}: counted in /metrics`)
 }
 
 t.test('a record the park refuses ends failed with its reason, readable and searchable', async (t) => {
