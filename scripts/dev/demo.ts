@@ -113,7 +113,7 @@ function banner(settings: DemoSettings, db: EmbeddedPostgres, park: { password: 
     `  data                ${shown}/  (PostgreSQL 17 on 127.0.0.1:${pgPort}, databases safety_enterprise and safety_park${pgData})`,
   ]
   if (process.env.ADMIN_PASSWORD && process.env.ADMIN_PASSWORD !== park.password) {
-    lines.push(`  note                the park keeps the admin password it was first started with (not ADMIN_PASSWORD)`)
+    lines.push(`  note                both editions keep the admin password they were first started with (not ADMIN_PASSWORD)`)
   }
   return ['', ...lines, '  stop with Ctrl+C', '', ''].join('\n')
 }
