@@ -53,6 +53,11 @@ export class BusinessError extends Error {
   }
 }
 
+/** 1002 naming `companyCode`: on the park several enterprises hold `what` (CONTRACT §10) and the caller named none. */
+export function severalEnterprises(what: string): BusinessError {
+  return new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${what}; name the companyCode`)
+}
+
 export interface Envelope<T = unknown> {
   msg: string
   code: BusinessCode

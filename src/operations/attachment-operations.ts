@@ -1,11 +1,10 @@
 // The four attachment operations of every resource (CONTRACT §12), and on the park edition the
 // application of pushed attachments (attachment/add with X-Sync-Push: 1).
 import { decodeAttachment, decodeBase64 } from '../domain/attachment-content.ts'
-import { BusinessError, Code } from '../errors.ts'
+import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
-import { severalEnterprises } from './resource-operations.ts'
 import { createHash } from 'node:crypto'
 
 export interface AttachmentAddBody {

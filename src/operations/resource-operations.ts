@@ -7,7 +7,7 @@ import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
 import { describeErrors, type Validator } from '../contract/validation.ts'
 import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
 import { type SearchRequest, validSearch } from '../domain/search.ts'
-import { BusinessError, Code, GENERIC_BUSY_MESSAGE } from '../errors.ts'
+import { BusinessError, Code, GENERIC_BUSY_MESSAGE, severalEnterprises } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { classifyDatabaseError } from '../store/database-errors.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
@@ -210,11 +210,6 @@ export class ResourceOperations {
     this.log?.error({ err: error }, 'batch item failed unexpectedly')
     return { code: Code.unexpected, reason: GENERIC_BUSY_MESSAGE }
   }
-}
-
-/** 1002 naming `companyCode`: on the park several enterprises hold `what` (CONTRACT §10) and the caller named none. */
-export function severalEnterprises(what: string): BusinessError {
-  return new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${what}; name the companyCode`)
 }
 
 function checkBatchSize(list: unknown[]): void {

@@ -8,7 +8,7 @@
 // HISTORY_RETENTION_DAYS, while its createTime is within the retention (pruning goes oldest first,
 // the add before all).
 import type pg from 'pg'
-import { BusinessError, Code } from '../errors.ts'
+import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 
@@ -146,9 +146,7 @@ export class HistoryStore {
         `UNION ALL SELECT "companyCode" FROM "${resource.table}" WHERE id = $2) AS held LIMIT 2`,
       [resource.key, id],
     )
-    if (rows.length > 1) {
-      throw new BusinessError(Code.badParameter, `companyCode: required, several enterprises hold ${resource.key} ${id}`)
-    }
+    if (rows.length > 1) throw severalEnterprises(`${resource.key} ${id}`)
     return rows[0]?.companyCode
   }
 
