@@ -8,6 +8,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import type { PendingPage } from './sync-store.ts'
+import { pushedBy } from './park-store.ts'
 import { NOW } from './sql-text.ts'
 
 export interface AttachmentInput {
@@ -278,7 +279,8 @@ export class AttachmentStore {
     const updated = columns.filter((column) => column !== 'id' && column !== 'companyCode')
     const { rows } = await this.run(resource, () =>
       db.query(
-        `WITH applied AS (INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
+        // The enterprise's last push noted, as a page of records notes it.
+        `WITH ${pushedBy('SELECT $2::text AS "companyCode"')}, applied AS (INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
           `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14 THEN NULL ELSE true END, ` +
           `CASE WHEN $14 THEN $10::timestamptz END, 'synced', ${NOW}) ` +
           `ON CONFLICT ("companyCode", id) DO UPDATE SET ${updated.map((column) => `"${column}" = CASE WHEN $14 THEN ${table}."${column}" ELSE EXCLUDED."${column}" END`).join(', ')}, ` +

@@ -194,8 +194,7 @@ function applyPageSql(resource: ResourceDef): string {
     // the whole page first, as the statement was bound: half again the time of reading it).
     `WITH input AS (SELECT DISTINCT ON ("companyCode", id) * FROM json_to_recordset($1::json) AS pushed(${definition.join(', ')}) ` +
     `ORDER BY "companyCode", id, version DESC), ` +
-    `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", ${NOW} FROM input ` +
-    `ON CONFLICT ("companyCode") DO UPDATE SET "lastPushTime" = EXCLUDED."lastPushTime"), ` +
+    `${pushedBy('SELECT "companyCode" FROM input')}, ` +
     `applied AS (INSERT INTO ${table} AS held (${columns.join(', ')}, version, live, "deleteTime", sync_status, sync_time) ` +
     `SELECT ${inserted.join(', ')}, version, CASE WHEN deleted THEN NULL ELSE true END, CASE WHEN deleted THEN date_trunc('second', "updateTime") END, 'synced', ${NOW} ` +
     `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
@@ -222,6 +221,17 @@ function applyPageSql(resource: ResourceDef): string {
     `SELECT input."companyCode", input.id, coalesce(applied.version, ` +
     `(SELECT current.version FROM ${table} AS current WHERE current."companyCode" = input."companyCode" AND current.id = input.id)) AS version ` +
     `FROM input LEFT JOIN applied ON applied."companyCode" = input."companyCode" AND applied.id = input.id`
+  )
+}
+
+/**
+ * A CTE (`pushed_by`) noting that the enterprises of `companies` (a query of "companyCode") pushed
+ * now: the last push of each, as the park's overview shows it.
+ */
+export function pushedBy(companies: string): string {
+  return (
+    `pushed_by AS (INSERT INTO park_enterprise ("companyCode", "lastPushTime") SELECT DISTINCT "companyCode", ${NOW} ` +
+    `FROM (${companies}) AS pushing ON CONFLICT ("companyCode") DO UPDATE SET "lastPushTime" = EXCLUDED."lastPushTime")`
   )
 }
 

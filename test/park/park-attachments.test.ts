@@ -109,4 +109,14 @@ t.test("an enterprise account reads its own enterprise's attachments; naming ano
   t.same([getById.status, getById.body.code], [403, 2003])
 })
 
+t.test("an attachment pushed is the enterprise's last push, in the park's overview", async (t) => {
+  const C = '320115003'
+  const overview = async () =>
+    (await park.call('/system/enterprise/list', {}, { token: admin })).body.data.list.find((entry: any) => entry.companyCode === C)
+  t.equal(await overview(), undefined, 'an enterprise that never pushed is not listed')
+  t.same((await park.call('/prevent/riskUnit/attachment/add', attachment('RA-C1', 'RU-C', C), push)).body.data, { held: 1 })
+  const entry = await overview()
+  t.ok(entry?.lastPushTime, `last push ${entry?.lastPushTime}`)
+})
+
 t.end()
