@@ -62,17 +62,18 @@ export const PARENT_FIELD = fixtures.parents
 export const example = fixtures.example
 export const record = fixtures.record
 
-/**
- * A record as an enterprise pushes it to the park (add-batch with X-Sync-Push): its fields, the
- * server-kept ones, its version and whether it is deleted; written at one fixed instant.
- */
-export function pushedRecord(
-  resource: string,
-  id: string,
-  options: { companyCode?: string; version?: number; deleted?: boolean; fields?: Record<string, unknown> } = {},
-): Record<string, any> {
+/** What a push says of a record or an attachment (by default: version 1, live, of 000000000, by admin). */
+interface PushOptions {
+  companyCode?: string
+  version?: number
+  deleted?: boolean
+  /** The record's fields, or the attachment's, over the defaults. */
+  fields?: Record<string, unknown>
+}
+
+/** The server-kept fields a push carries, its version and whether it is deleted; written at one fixed instant. */
+function pushed(options: PushOptions): Record<string, unknown> {
   return {
-    ...record(resource, id, options.fields),
     companyCode: options.companyCode ?? '000000000',
     createTime: '2026-11-21T10:00:00+08:00',
     updateTime: '2026-11-21T10:00:00+08:00',
@@ -80,5 +81,23 @@ export function pushedRecord(
     updateBy: 'admin',
     version: options.version ?? 1,
     deleted: options.deleted ?? false,
+  }
+}
+
+/** A record as an enterprise pushes it to the park (add-batch with X-Sync-Push). */
+export function pushedRecord(resource: string, id: string, options: PushOptions = {}): Record<string, any> {
+  return { ...record(resource, id, options.fields), ...pushed(options) }
+}
+
+/** An attachment as an enterprise pushes it to the park (attachment/add with X-Sync-Push): a PNG of `content` unless `fields` say otherwise. */
+export function pushedAttachment(id: string, recordId: string, content: Buffer, options: PushOptions = {}): Record<string, any> {
+  return {
+    id,
+    recordId,
+    fileName: `${id}.png`,
+    contentType: 'image/png',
+    content: content.toString('base64'),
+    ...pushed(options),
+    ...options.fields,
   }
 }

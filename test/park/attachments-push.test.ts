@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
-import { record } from '../helpers/fixtures.ts'
+import { pushedAttachment, pushedRecord, record } from '../helpers/fixtures.ts'
 import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
@@ -73,16 +73,7 @@ t.test('the park keeps one history entry per applied push', async (t) => {
     'at the times of the writes',
   )
   // A repeated push (the park already holds the version) adds nothing.
-  const item = {
-    ...record('riskUnit', 'RU-PH'),
-    companyCode: '000000000',
-    createTime: '2026-11-21T13:02:35+08:00',
-    updateTime: '2026-11-21T13:02:35+08:00',
-    createBy: 'admin',
-    updateBy: 'admin',
-    version: 2,
-    deleted: false,
-  }
+  const item = pushedRecord('riskUnit', 'RU-PH', { version: 2 })
   const replay = await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [item] }, parkToken, { 'x-sync-push': '1' })
   t.equal(replay.code, 0)
   t.equal((await onPark('/prevent/riskUnit/history', { id: 'RU-PH' })).data.total, 3)
@@ -180,20 +171,7 @@ t.test("an enterprise account pushes and reads its own enterprise's attachments 
   })
   t.equal(added.code, 0, added.msg)
   const own = (await post(`${park.url}/system/login`, { userName: 'att-ent', password: 'password-att' })).data.token
-  const pushed = (id: string, companyCode: string) => ({
-    id,
-    recordId: 'RU-OWN',
-    fileName: 'x.png',
-    contentType: 'image/png',
-    content: PNG.toString('base64'),
-    companyCode,
-    createTime: '2026-11-21T13:02:35+08:00',
-    updateTime: '2026-11-21T13:02:35+08:00',
-    createBy: 'zhangwei',
-    updateBy: 'zhangwei',
-    version: 1,
-    deleted: false,
-  })
+  const pushed = (id: string, companyCode: string) => pushedAttachment(id, 'RU-OWN', PNG, { companyCode })
   const push = (body: unknown, as: string) => post(`${park.url}/prevent/riskUnit/attachment/add`, body, as, { 'x-sync-push': '1' })
   const other = await push(pushed('PX-OTHER', '444444444'), own)
   t.equal(other.code, 2003, "another enterprise's attachment is refused")
@@ -215,20 +193,7 @@ t.test('an attachment is synced only when the park holds the pushed version, fai
   t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-PV'), { token })).body.code, 0)
   await eventually(allSynced, { what: 'the record pushed' })
   // The park already holds ATT-V at version 50 (an admin's push, as in a migration).
-  const pushed = (version: number) => ({
-    id: 'ATT-V',
-    recordId: 'RU-PV',
-    fileName: 'v.png',
-    contentType: 'image/png',
-    content: PNG.toString('base64'),
-    companyCode: '000000000',
-    createTime: '2026-11-21T13:02:35+08:00',
-    updateTime: '2026-11-21T13:02:35+08:00',
-    createBy: 'admin',
-    updateBy: 'admin',
-    version,
-    deleted: false,
-  })
+  const pushed = (version: number) => pushedAttachment('ATT-V', 'RU-PV', PNG, { version })
   const push = (version: number) => post(`${park.url}/prevent/riskUnit/attachment/add`, pushed(version), parkToken, { 'x-sync-push': '1' })
   t.same(await push(50), { msg: '', code: 0, data: { held: 50 }, success: true }, 'the park answers the version it holds')
   t.same((await push(3)).data, { held: 50 }, 'an older version is ignored, and the answer says which one is held')

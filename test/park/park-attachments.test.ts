@@ -3,7 +3,7 @@
 // behave as getById: without `companyCode` they answer when one enterprise holds the id, 1002
 // naming `companyCode` when several do, and the named enterprise's when it is given.
 import t from 'tap'
-import { pushedRecord } from '../helpers/fixtures.ts'
+import { pushedAttachment, pushedRecord } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
 
 const park = await startService(t, { env: { EDITION: 'park' } })
@@ -13,21 +13,12 @@ const B = '320115002'
 
 const PDF = Buffer.from('%PDF-1.7\n%%EOF\n', 'latin1')
 
-/** An attachment as an enterprise pushes it (attachment/add with X-Sync-Push). */
-const attachment = (id: string, recordId: string, companyCode: string) => ({
-  id,
-  recordId,
-  fileName: `${companyCode}.pdf`,
-  contentType: 'application/pdf',
-  content: Buffer.concat([PDF, Buffer.from(companyCode)]).toString('base64'),
-  companyCode,
-  createTime: '2026-11-21T10:00:00+08:00',
-  updateTime: '2026-11-21T10:00:00+08:00',
-  createBy: 'admin',
-  updateBy: 'admin',
-  version: 1,
-  deleted: false,
-})
+/** An attachment as an enterprise pushes it (attachment/add with X-Sync-Push): a PDF naming its enterprise. */
+const attachment = (id: string, recordId: string, companyCode: string) =>
+  pushedAttachment(id, recordId, Buffer.concat([PDF, Buffer.from(companyCode)]), {
+    companyCode,
+    fields: { fileName: `${companyCode}.pdf`, contentType: 'application/pdf' },
+  })
 const push = { token: admin, headers: { 'x-sync-push': '1' } }
 
 t.before(async () => {
