@@ -92,7 +92,7 @@ export type paths = {
         put?: never;
         /**
          * Change a user
-         * @description Admin only. Changes the role, password and/or enabled flag of the user named by `userName` (at least one of them). Takes effect at once: a disabled user cannot log in (2004) and every token of that user is rejected (2002). An unknown user name answers 1004.
+         * @description Admin only. Changes the role, password and/or enabled flag of the user named by `userName` (at least one of them). Takes effect at once: a disabled user cannot log in (2004) and every token of that user is rejected (2002). An unknown user name answers 1004. The last enabled admin stays one: changing its role or disabling it answers 1002 (`userName: admin is the last enabled admin and must stay one`).
          */
         post: operations["systemUserUpdate"];
         delete?: never;
@@ -112,7 +112,7 @@ export type paths = {
         put?: never;
         /**
          * Delete a user
-         * @description Admin only. Deletes the user named by `userName`; its tokens stop working (2002). An unknown user name answers 1004.
+         * @description Admin only. Deletes the user named by `userName`; its tokens stop working (2002). An unknown user name answers 1004; the last enabled admin cannot be deleted (1002).
          */
         post: operations["systemUserDelete"];
         delete?: never;
@@ -2882,14 +2882,14 @@ export type components = {
         Id: string;
         /**
          * Format: date-time
-         * @description Instant, ISO 8601 / RFC 3339 with an offset: `YYYY-MM-DDThh:mm:ss+hh:mm`. Any offset is accepted, `Z` included; an instant without offset answers 1002. Instants are kept to the second (a fraction of a second, if sent, is dropped) and returned in the configured zone (`TZ`, default +08:00) in the form `YYYY-MM-DDThh:mm:ss+hh:mm`, e.g. `2026-11-21T05:02:35Z` is returned as `2026-11-21T13:02:35+08:00`.
+         * @description Instant, RFC 3339 with an offset: `YYYY-MM-DDThh:mm:ss+hh:mm`. Any offset written `±hh:mm` within ±15:59 is accepted, and `Z`; `T` and `Z` may be lower case (RFC 3339). An instant without offset, with an offset written `+08` or `+0800`, or with a space for `T` answers 1002. Instants from `0001-01-02T00:00:00Z` to `9999-12-30T23:59:59Z` (so that every zone writes them back with a four-digit year). Instants are kept to the second (a fraction of a second, if sent, is dropped; a leap second `23:59:60Z` is kept as the next second): rules and search conditions compare them so. They are returned in the configured zone (`TZ`, default +08:00) in the form `YYYY-MM-DDThh:mm:ss+hh:mm`, e.g. `2026-11-21T05:02:35Z` is returned as `2026-11-21T13:02:35+08:00`.
          * @example 2026-11-21T13:02:35+08:00
          * @example 2026-11-21T05:02:35Z
          */
         Instant: string;
         /**
          * Format: date
-         * @description Calendar date `YYYY-MM-DD`, without time or zone.
+         * @description Calendar date `YYYY-MM-DD`, without time or zone, from `0001-01-01` to `9999-12-31`.
          * @example 2026-11-28
          */
         Date: string;
@@ -2981,9 +2981,10 @@ export type components = {
          * @description Comparison of a search condition:
          *     - `eq` / `ne`: equal / not equal to `value` (a scalar of the field's type; `ne` does not match null fields; use `isNull` for null);
          *     - `in`: equal to one of `value`, a non-empty array of at most 500 scalars of the field's type;
-         *     - `like`: string fields only; the field contains `value` (a string) as a substring, case-sensitive; `%` and `_` in `value` are literal characters, not wildcards;
+         *     - `like`: text fields only (names, codes, ids; not instants, dates nor numbers: 1002); the field contains `value` (a string) as a substring, case-sensitive; `%` and `_` in `value` are literal characters, not wildcards;
          *     - `gt`, `gte`, `lt`, `lte`: greater / greater or equal / less / less or equal than `value`; numbers compare numerically, instants and dates chronologically, other strings (codes and decimal strings included) in code-point order;
          *     - `isNull`: `value` `true` matches fields that are null, `false` fields that are not null.
+         *     A value must have the field's type and format (1002 otherwise: an instant as `Instant` says, a date as `Date`, an integer within -2147483648..2147483647); a code outside a field's enumeration is a value no record holds, and matches nothing (no error).
          * @example like
          * @enum {string}
          */
@@ -3387,7 +3388,7 @@ export type components = {
          */
         AttachmentContentType: "image/png" | "image/jpeg" | "application/pdf";
         /**
-         * @description File name shown to users, 1..255 characters, without a path: no `/`, `\` or control characters (1002).
+         * @description File name shown to users, 1..255 characters (Unicode code points), without a path: no `/`, `\` or control characters, and not `.` nor `..` (1002).
          * @example hidden-danger-before.png
          */
         AttachmentFileName: string;
@@ -4823,7 +4824,7 @@ export type components = {
          *     - checkAcceptPerson (not null, not empty) and checkAcceptTime (not null) are required when dangerState is 9; 1002 naming dangerState and the missing field
          *     - on update dangerState may only move 0 -> 1, 1 -> 9 or 1 -> 0; 9 is final; any other change answers 1011 (sending the current value again is not a transition and is accepted)
          *
-         *     State machine on `dangerState` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 0 → 1; 1 → 9 / 0; 9 final.
+         *     State machine on `dangerState` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 0 → 1; 1 → 9 / 0; 9 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history, CONTRACT §11).
          * @example {
          *       "id": "TI-001",
          *       "hazardCode": "H32011520230001",
@@ -5209,7 +5210,7 @@ export type components = {
          *     - contractorOrg is required (not null, not empty) when isContractorWork is 1; 1002 naming isContractorWork and contractorOrg
          *     - on update ticketStatus may only move 1 -> 2, 2 -> 3, 1 -> 4 or 2 -> 4; 3 and 4 are final; any other change answers 1011 (sending the current value again is not a transition and is accepted)
          *
-         *     State machine on `ticketStatus` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 1 → 2 / 4; 2 → 3 / 4; 3 final; 4 final.
+         *     State machine on `ticketStatus` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 1 → 2 / 4; 2 → 3 / 4; 3 final; 4 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history, CONTRACT §11).
          * @example {
          *       "id": "WT-001",
          *       "ticketNo": "DH-20261122-001",
@@ -6059,7 +6060,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit hit (code 1009). Login: 10 a minute per user name and per client address; other operations: 1200 a minute per user (configurable). Retry after the number of seconds in `Retry-After`. */
+        /** @description Rate limit hit (code 1009). Login: 10 attempts a minute per client address, and 10 per user name from one address (`too many logins: retry in 14 s`); other operations: 1200 a minute per user (configurable). Retry after the number of seconds in `Retry-After`. */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -6236,7 +6237,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad field or nothing to change; 1004 no such user. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad field, nothing to change, or the last enabled admin demoted or disabled; 1004 no such user. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6267,7 +6268,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no such user. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body, or the last enabled admin; 1004 no such user. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -58,6 +58,8 @@ export interface OperationSpec {
   /** The resource key of a generic resource operation, and which of the seven it is. */
   'x-resource'?: string
   'x-action'?: string
+  /** The one edition that serves it, when only one does. */
+  'x-edition'?: 'park' | 'enterprise'
   [keyword: string]: unknown
 }
 

@@ -29,21 +29,34 @@ const EARLIEST_MS = utcMilliseconds(1, 1, 2, 0, 0, 0)
 const LATEST_MS = utcMilliseconds(9999, 12, 31, 0, 0, 0)
 const MAX_OFFSET_MINUTES = 15 * 60 + 59
 
-// RFC 3339 date-time as ajv-formats accepts it (T, t or a space; Z, z, ±hh, ±hhmm or ±hh:mm).
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/
+// RFC 3339 date-time: T or t; a fraction of any length; Z, z or an offset ±hh:mm (not ±hh nor
+// ±hhmm, which ISO 8601 allows and RFC 3339 does not). Whether the date and time exist is the
+// `date-time` format's check (validation.ts), which also keeps to this grammar.
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
 
 /**
- * Why a syntactically valid instant cannot be stored and written back, or undefined when it can.
- * (Its syntax is the `date-time` format's business; a string that is not an instant passes here.)
+ * The second since the epoch (UTC) an instant of RFC 3339's grammar is kept as, or undefined for a
+ * string of another grammar: its fraction dropped, its offset applied, and a leap second (`:60`)
+ * as the next second, as PostgreSQL keeps it.
  */
-export function instantProblem(value: string): string | undefined {
+export function instantSeconds(value: string): number | undefined {
   const match = INSTANT.exec(value)
   if (!match) return undefined
   const [, year, month, day, hour, minute, second, sign, offsetHours, offsetMinutes] = match
-  const offset = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes ?? 0)) : 0
-  if (Math.abs(offset) > MAX_OFFSET_MINUTES) return 'offset must be within -15:59..+15:59'
-  const utc = utcMilliseconds(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)) - offset * 60_000
-  if (utc < EARLIEST_MS || utc >= LATEST_MS) return `must be between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}`
+  const offset = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) : 0
+  return (utcMilliseconds(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)) - offset * 60_000) / 1000
+}
+
+/**
+ * Why an instant of RFC 3339's grammar cannot be stored and written back, or undefined when it can.
+ * (Its syntax is the `date-time` format's business; a string of another grammar passes here.)
+ */
+export function instantProblem(value: string): string | undefined {
+  const seconds = instantSeconds(value)
+  if (seconds === undefined) return undefined
+  const offset = /([+-])(\d{2}):(\d{2})$/.exec(value)
+  if (offset && Number(offset[2]) * 60 + Number(offset[3]) > MAX_OFFSET_MINUTES) return 'offset must be within -15:59..+15:59'
+  if (seconds * 1000 < EARLIEST_MS || seconds * 1000 >= LATEST_MS) return `must be between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}`
   return undefined
 }
 

@@ -6,7 +6,7 @@ import Ajv2020Module, { type AnySchemaObject, type ErrorObject } from 'ajv/dist/
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js'
 import addFormatsModule from 'ajv-formats'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
-import { dateProblem, findUnstorable, instantProblem, integerProblem, textProblem } from './storable.ts'
+import { dateProblem, findUnstorable, instantProblem, instantSeconds, integerProblem, textProblem } from './storable.ts'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
 // ajv-formats is CommonJS: Node presents its export as the default import, with the plugin also as its `default`.
@@ -30,6 +30,7 @@ export function createAjv() {
     validateSchema: false,
   })
   addFormats(ajv)
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
   ajv.addKeyword({ keyword: STORABLE, schemaType: 'boolean', errors: true, validate: storable })
   // Every schema compiled here, by Fastify's validator compiler or directly, carries the rule.
   const compile = ajv.compile.bind(ajv)
@@ -37,12 +38,28 @@ export function createAjv() {
   return ajv
 }
 
-/** Whether `value` has the document's `format` as request bodies are checked for it (ajv-formats' own check). */
+/** Whether `value` has the document's `format` as request bodies are checked for it. */
 export function isFormat(format: 'date' | 'date-time', value: string): boolean {
+  return format === 'date-time' ? isDateTime(value) : formatCheck('date')(value)
+}
+
+/**
+ * The document's `date-time`: ajv-formats' check (a date and a time that exist, a leap second only
+ * at 23:59:60 UTC) narrowed to RFC 3339's grammar, which it widens (a space for `T`, offsets `±hh`
+ * and `±hhmm`).
+ */
+function isDateTime(value: string): boolean {
+  return instantSeconds(value) !== undefined && formatCheck('date-time')(value)
+}
+
+/** ajv-formats' own check of a string format. */
+function formatCheck(format: 'date' | 'date-time'): (value: string) => boolean {
   const definition = fullFormats[format]
   const check = typeof definition === 'object' && !(definition instanceof RegExp) ? definition.validate : definition
   // date and date-time check strings (their definitions' type); the union types every format's.
-  return typeof check === 'function' ? (check as (data: string) => boolean)(value) === true : check instanceof RegExp && check.test(value)
+  if (typeof check === 'function') return (value) => (check as (data: string) => boolean)(value) === true
+  if (check instanceof RegExp) return (value) => check.test(value)
+  throw new Error(`ajv-formats has no check of ${format}`)
 }
 
 /** The keyword that applies storable.ts to a value (added by withStorableRule, never written in the document). */

@@ -2,6 +2,8 @@
 // the stored record merged with the change) and returns a message naming the fields, or undefined.
 // A rule declares the fields it reads, so an update touching none of them skips the merged check.
 
+import { instantSeconds } from '../contract/storable.ts'
+
 export type RecordValues = Record<string, unknown>
 
 export interface CrossFieldRule {
@@ -11,8 +13,8 @@ export interface CrossFieldRule {
 
 const isSet = (value: unknown): boolean => value !== null && value !== undefined && value !== ''
 
-/** The second an instant falls in: instants are kept to the second (a fraction sent is dropped). */
-const secondOf = (instant: unknown): number => Math.floor(Date.parse(String(instant)) / 1000)
+/** The second an instant is kept as (a fraction sent is dropped; a leap second is the next). */
+const secondOf = (instant: unknown): number => instantSeconds(String(instant)) ?? Number.NaN
 
 /** `end` must be strictly after `start` when both are set, as they are kept: to the second. */
 export function endAfterStart(start: string, end: string): CrossFieldRule {

@@ -11,6 +11,10 @@ export interface OperationPolicy {
   bodyRequired: boolean
   /** Largest body in bytes, `batch`: BODY_LIMIT's, or `attachment`: attachment/add's (see bodyLimitOf). */
   bodyLimit: number | 'batch' | 'attachment'
+  /** x-edition: the one edition that serves the operation (the other answers 403); undefined for both. */
+  edition: 'park' | 'enterprise' | undefined
+  /** add-batch (x-action addBatch): its items are judged one by one. */
+  batch: boolean
 }
 
 /**
@@ -50,6 +54,8 @@ export function operationPolicies(document: OpenApiDocument): Map<string, Operat
           tokenKind: operationId === 'systemRefresh' ? 'refresh' : 'access',
           bodyRequired: spec.requestBody?.required === true,
           bodyLimit: bodyLimitOf(operationId, path, spec),
+          edition: spec['x-edition'],
+          batch: spec['x-action'] === 'addBatch',
         },
       ]
     }),

@@ -160,7 +160,7 @@ export class ResourceTable {
     return [this.updateManySql, [JSON.stringify(items)]]
   }
 
-  /** A value as stored: instants to the second. */
+  /** A value as stored (written, or compared with in a search): instants to the second. */
   private bind(name: string, value: unknown): unknown {
     return typeof value === 'string' && this.readable.get(name)?.kind === 'instant' ? toSecond(value) : value
   }
@@ -303,7 +303,7 @@ export class ResourceTable {
         // A literal substring match: % and _ mean themselves (escaped), so trigram indexes apply.
         return `${column} LIKE ${bind(`%${condition.value.replace(/[\\%_]/g, '\\$&')}%`)}`
       case 'in':
-        return `${column}${this.equalityCollation(field)} = ANY(${bind(condition.value)}::${ARRAY_TYPES[field.kind]})`
+        return `${column}${this.equalityCollation(field)} = ANY(${bind(condition.value.map((item) => this.bind(field.name, item)))}::${ARRAY_TYPES[field.kind]})`
       default: {
         // ne never matches null (as SQL's <>); text compares in code-point order, whatever the locale.
         // Equality means the same under every deterministic collation: it is written in the
@@ -311,7 +311,7 @@ export class ResourceTable {
         const operator = OPERATORS[condition.op]
         const ordered = field.kind === 'string' && condition.op !== 'eq' && condition.op !== 'ne'
         const collate = ordered ? ' COLLATE "C"' : this.equalityCollation(field)
-        return `${column}${collate} ${operator} ${bind(condition.value)}::${SCALAR_TYPES[field.kind]}`
+        return `${column}${collate} ${operator} ${bind(this.bind(field.name, condition.value))}::${SCALAR_TYPES[field.kind]}`
       }
     }
   }

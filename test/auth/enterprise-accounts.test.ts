@@ -52,6 +52,16 @@ t.test('edition-bound system operations answer 403 on the other edition', async 
   t.same([digest.status, digest.body.code], [403, 2003])
   const reconcile = await park.call('/system/sync/reconcile', {}, { token: parkToken })
   t.same([reconcile.status, reconcile.body.code], [403, 2003])
+  // Before the body is read, whatever it is (the document's order of checks: 403 before 400 and 1002).
+  for (const raw of ['{"unknown":1}', '[]', '{"a":']) {
+    const headers = { 'content-type': 'application/json' }
+    const onPark = await park.call('/system/sync/reconcile', undefined, { token: parkToken, raw, headers })
+    t.same([onPark.status, onPark.body.code], [403, 2003], `reconcile on the park with ${raw}`)
+    const listed = await enterprise.call('/system/enterprise/list', undefined, { token: enterpriseToken, raw, headers })
+    t.same([listed.status, listed.body.code], [403, 2003], `enterprise/list on the enterprise edition with ${raw}`)
+  }
+  const bare = await enterprise.call('/system/sync/digest', {}, { token: enterpriseToken })
+  t.same([bare.status, bare.body.code, bare.body.msg], [403, 2003, 'permission denied: systemSyncDigest is served by the park edition'])
   const noPark = await enterprise.call('/system/sync/reconcile', {}, { token: enterpriseToken })
   t.equal(noPark.body.code, 1002, 'an enterprise edition without a park has nothing to reconcile with')
   const mixed = await park.call(

@@ -150,7 +150,8 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const name of ['User', 'UserAddRequest', 'UserUpdateRequest']) delete schemas[name].properties.companyCode
   schemas.UserAddRequest.examples = schemas.UserAddRequest.examples.filter((example: Node) => example.role !== 'enterprise')
   for (const example of schemas.User.examples) delete example.companyCode
-  const added = new Set(['enterprise', 'sync_error', 'held', 'failedExhausted', 'reconcile'])
+  // And (issue 11, a second audit) names for the members of generated enums.
+  const added = new Set(['enterprise', 'sync_error', 'held', 'failedExhausted', 'reconcile', 'x-enum-varnames', 'x-enumNames'])
   const undo = (node: Node): Node => {
     if (Array.isArray(node)) return node.filter((item) => !added.has(item)).map(undo)
     if (!node || typeof node !== 'object') return node
@@ -165,7 +166,35 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   delete refresh.responses['200'].content['application/json'].examples.invalidParameter
   copy.paths['/system/user/list'].post.requestBody.content['application/json'].schema = { $ref: '#/components/schemas/ListRequest' }
   delete schemas.UserListRequest
+  // Issue 11, from a second audit: the examples of errors say what the service answers; an empty
+  // body's schema says so once (additionalProperties), not twice.
+  for (const [path, item] of Object.entries<Node>(copy.paths)) saidBefore(item, path.split('/')[2])
+  saidBefore(copy.components.responses, '')
+  schemas.EmptyRequest.maxProperties = 0
   return undo(copy)
+}
+
+/** The examples' `msg` of errors as they were written before the service's own words replaced them. */
+function saidBefore(node: Node, resource: string): void {
+  if (!node || typeof node !== 'object') return
+  if (node.code === 1009 && node.msg === 'rate limit exceeded: retry in 58 s') node.msg = 'too many requests, retry later'
+  if (node.code === 2003 && node.msg === 'permission denied: role viewer may not call preventRiskUnitAdd') node.msg = 'permission denied'
+  if (node.code === 1002 && typeof node.msg === 'string') {
+    node.msg = node.msg
+      .replace(/must NOT have more than (\d+) characters/, 'must NOT be longer than $1 characters')
+      .replace('must NOT have fewer than 8 characters', 'must NOT be shorter than 8 characters')
+      .replace(/^conditions\[0\]\.field: must be one of .*/, `conditions[0].field: colour is not a field of ${resource}`)
+      .replace('the prefix of classify2 (1-4) must equal classify1 (2)', 'classify2 1-4 does not belong to classify1 2')
+      .replace(/^workStartTime: required when/, 'checkCycleUnit, workStartTime: workStartTime is required when')
+      .replace(/^checkAcceptPerson: required when/, 'dangerState, checkAcceptPerson: checkAcceptPerson is required when')
+      .replace('must match the pattern ^1[3-9][0-9]{9}$', 'must match pattern "^1[3-9][0-9]{9}$"')
+      .replace(/^planEndTime: must be after planStartTime$/, 'planStartTime, planEndTime: planEndTime must be after planStartTime')
+      .replace(
+        'passCount, participantCount: passCount must not exceed participantCount',
+        'participantCount, passCount: passCount (40) must not be greater than participantCount (36)',
+      )
+  }
+  for (const value of Object.values(node)) saidBefore(value, resource)
 }
 
 const current = withoutLaterChanges(loadOpenApi().document)

@@ -7,6 +7,7 @@ import {
   instantProblem,
   integerProblem,
   isStorableDate,
+  instantSeconds,
   isStorableInstant,
   textProblem,
 } from '../../src/contract/storable.ts'
@@ -22,7 +23,7 @@ t.test('text, integers, instants, dates and values of any shape', async (t) => {
   t.ok(instantProblem('0001-01-01T23:59:59Z'))
   t.ok(instantProblem('9999-12-31T00:00:00Z'))
   t.ok(instantProblem('2026-01-01T00:00:00+16:00'))
-  t.equal(instantProblem('2026-01-01T00:00:00-1559'), undefined)
+  t.equal(instantProblem('2026-01-01T00:00:00-15:59'), undefined)
   t.ok(dateProblem('0000-01-01'))
   t.equal(dateProblem('0001-01-01'), undefined)
   t.same(findUnstorable({ a: [1, 'x', { b: 'y\u0000' }] }), { path: '/a/2/b', problem: 'must not contain the NUL character (U+0000)' })
@@ -30,6 +31,20 @@ t.test('text, integers, instants, dates and values of any shape', async (t) => {
   let deep: unknown = 'z\ud800'
   for (let i = 0; i < 100_000; i++) deep = [deep]
   t.ok(findUnstorable(deep), 'any depth, no recursion')
+})
+
+t.test('the second an instant is kept as', async (t) => {
+  t.equal(instantSeconds('2026-11-21T13:02:35+08:00'), Date.parse('2026-11-21T05:02:35Z') / 1000)
+  t.equal(instantSeconds('2026-11-21t05:02:35.999z'), Date.parse('2026-11-21T05:02:35Z') / 1000, 'a fraction dropped; t and z')
+  t.equal(
+    instantSeconds('2026-12-31T23:59:60Z'),
+    Date.parse('2027-01-01T00:00:00Z') / 1000,
+    'a leap second is the next, as PostgreSQL keeps it',
+  )
+  t.equal(instantSeconds('0001-01-02T00:00:00Z'), Date.parse('0001-01-02T00:00:00Z') / 1000)
+  for (const value of ['2026-11-21T13:02:35+08', '2026-11-21T13:02:35+0800', '2026-11-21 13:02:35Z', '2026-11-21T13:02:35']) {
+    t.equal(instantSeconds(value), undefined, `${value}: not RFC 3339`)
+  }
 })
 
 t.test('search values: storable instants and dates', async (t) => {

@@ -32,6 +32,16 @@ t.test('each error names its field and the rule broken', async (t) => {
     message({ id: 'A', list: [], at: '2026-11-21 10:00' }),
     'at: must be a valid ISO 8601 instant with offset (2026-11-21T13:02:35+08:00)',
   )
+  for (const at of ['2026-11-21T10:00:00+08', '2026-11-21T10:00:00+0800', '2026-11-21 10:00:00+08:00']) {
+    t.equal(
+      message({ id: 'A', list: [], at }),
+      'at: must be a valid ISO 8601 instant with offset (2026-11-21T13:02:35+08:00)',
+      `${at}: not RFC 3339`,
+    )
+  }
+  t.equal(message({ id: 'A', list: [], at: '2026-11-21t10:00:00.5z' }), 'valid', 'RFC 3339 allows t and z')
+  t.equal(message({ id: 'A', list: [], at: '2026-12-31T23:59:60Z' }), 'valid', 'a leap second, at 23:59:60 UTC')
+  t.not(message({ id: 'A', list: [], at: '2026-12-31T22:59:60Z' }), 'valid', 'a leap second at another time')
   t.equal(message({ id: 'A', list: [], day: '21.11.2026' }), 'day: must be a valid date (YYYY-MM-DD)')
   t.equal(message({ id: 'A', list: [{ n: 1 }, {}] }), 'list[1].n: required')
   t.equal(message({ id: 'A', list: [{ n: 'x' }] }, 'body'), 'body.list[0].n: must be integer')

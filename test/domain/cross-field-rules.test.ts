@@ -125,6 +125,12 @@ t.test('trainBaseInfo: train end after start; passCount ≤ participantCount', a
     record('trainBaseInfo', 'TB-1', { trainStartTime: '2026-11-21T10:00:00+08:00', trainEndTime: '2026-11-21T10:00:00+08:00' }),
     /trainEndTime/,
   )
+  await refused(
+    t,
+    '/prevent/trainBaseInfo/add',
+    record('trainBaseInfo', 'TB-1', { trainStartTime: '2026-11-21T08:00:00+08', trainEndTime: '2026-11-21T12:00:00+08:00' }),
+    /^trainStartTime: must be a valid ISO 8601 instant/,
+  )
   t.equal((await call('/prevent/trainBaseInfo/add', record('trainBaseInfo', 'TB-1', { participantCount: 5, passCount: 5 }))).body.code, 0)
   await refused(t, '/prevent/trainBaseInfo/update', { id: 'TB-1', participantCount: 4 }, /passCount, participantCount/)
 })

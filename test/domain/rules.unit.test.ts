@@ -46,6 +46,12 @@ t.test('endAfterStart: end strictly after start, when both are set', async (t) =
     'as kept, to the second: both are 10:00:00',
   )
   t.equal(rule.check({ from: '2026-11-21T10:00:00.900+08:00', to: '2026-11-21T10:00:01.100+08:00' }), undefined)
+  t.equal(
+    rule.check({ from: '2026-12-31T23:59:60Z', to: '2027-01-01T08:00:01+08:00' }),
+    undefined,
+    'a leap second is kept as the next second, 00:00:00 UTC',
+  )
+  t.equal(rule.check({ from: '2026-12-31T23:59:60Z', to: '2027-01-01T08:00:00+08:00' }), 'to: must be after from')
 })
 
 t.test('compareDecimals: exactly, digit by digit, whatever their length', async (t) => {

@@ -99,10 +99,17 @@ t.test('refusals name the place and the rule', async (t) => {
     'conditions[0].value: must be an ISO 8601 instant with offset for createTime',
     'hour 24, refused as writes refuse it',
   )
+  for (const value of ['2026-11-21 10:00:00Z', '2026-11-21T10:00:00+08', '2026-11-21T10:00:00+0800']) {
+    t.equal(
+      refused({ conditions: [{ field: 'createTime', op: 'gt', value }] }),
+      'conditions[0].value: must be an ISO 8601 instant with offset for createTime',
+      `${value}: not RFC 3339, refused as writes refuse it`,
+    )
+  }
   t.same(
-    validSearch(equip, { conditions: [{ field: 'createTime', op: 'gt', value: '2026-11-21 10:00:00Z' }] }).conditions[0].value,
-    '2026-11-21 10:00:00Z',
-    'a space for T, taken as writes take it',
+    validSearch(equip, { conditions: [{ field: 'createTime', op: 'gt', value: '2026-11-21t10:00:00z' }] }).conditions[0].value,
+    '2026-11-21t10:00:00z',
+    'RFC 3339 allows t and z, as writes do',
   )
   const training = registry.get('trainBaseInfo')
   const refusedOf = (request: SearchRequest) => {

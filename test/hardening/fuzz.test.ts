@@ -80,7 +80,10 @@ interface Operation {
   resource: string | undefined
 }
 
-const operations: Operation[] = listOperations(document).map(({ operationId, path, spec }) => {
+// The service here is an enterprise edition: the park's own operations (x-edition park) answer 403
+// before reading any body (test/auth/enterprise-accounts.test.ts), so they are left out.
+const operations: Operation[] = listOperations(document).flatMap(({ operationId, path, spec }) => {
+  if (spec['x-edition'] === 'park') return []
   const body = spec.requestBody ? resolveRef<any>(document, spec.requestBody) : undefined
   return {
     operationId,

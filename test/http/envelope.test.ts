@@ -123,6 +123,31 @@ t.test('a __proto__ member, or constructor.prototype, is an unknown field (200/1
   t.same([broken.status, broken.body.code], [400, 1000], 'text that is not JSON stays 1000')
 })
 
+t.test('in an add-batch, a __proto__ member of an item fails that item alone; at the top it fails the call', async (t) => {
+  const headers = { 'content-type': 'application/json' }
+  const raw =
+    '{"list":[{"id":"RU-PB1","riskUnitName":"ok"},{"id":"RU-PB2","riskUnitName":"x","__proto__":{"a":1}},' +
+    '{"id":"RU-PB3","riskUnitName":"x","constructor":{"prototype":{}}},{"id":"RU-PB4","riskUnitName":"ok"}]}'
+  const reply = await service.call('/prevent/riskUnit/add-batch', undefined, { token, raw, headers })
+  t.same([reply.status, reply.body.code], [200, 0])
+  t.same(reply.body.data, {
+    succeeded: ['RU-PB1', 'RU-PB4'],
+    failed: [
+      { id: 'RU-PB2', index: 1, code: 1002, reason: '__proto__: unknown field' },
+      { id: 'RU-PB3', index: 2, code: 1002, reason: 'constructor: unknown field' },
+    ],
+  })
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-PB2' }, { token })).body.code, 1004)
+  t.equal(({} as any).a, undefined, 'no prototype reached')
+  const top = await service.call('/prevent/riskUnit/add-batch', undefined, {
+    token,
+    raw: '{"list":[{"id":"RU-PB5","riskUnitName":"ok"}],"__proto__":{}}',
+    headers,
+  })
+  t.same([top.status, top.body.code, top.body.msg], [200, 1002, '__proto__: unknown field'])
+  t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-PB5' }, { token })).body.code, 1004)
+})
+
 t.test('a path whose percent-encoding is not valid is 404/1008, as the envelope', async (t) => {
   for (const path of ['/prevent/riskUnit/%ZZ', '/hazard/monitorEquip/list%E0', '/%ZZ']) {
     const reply = await service.call(path, {}, { token })

@@ -140,6 +140,27 @@ t.test('instants are kept as they are shown, to the second: a record is eq to it
     t.same(await matching('gt'), [], `${field} gt`)
     t.same(await matching('lt'), [], `${field} lt`)
   }
+  // A value sent with a fraction is compared as it would be kept, to the second.
+  const withFraction = String(shown.updateTime).replace(/(:\d{2})([+-]|Z)/, '$1.750$2')
+  t.not(withFraction, shown.updateTime)
+  const found = await search({
+    conditions: [
+      { field: 'id', op: 'eq', value: 'RU-2' },
+      { field: 'updateTime', op: 'in', value: [withFraction] },
+    ],
+  })
+  t.same(ids(found), ['RU-2'], `updateTime in [${withFraction}]`)
+  t.same(
+    ids(
+      await search({
+        conditions: [
+          { field: 'id', op: 'eq', value: 'RU-2' },
+          { field: 'updateTime', op: 'lt', value: withFraction },
+        ],
+      }),
+    ),
+    [],
+  )
 })
 
 t.test('records written within one second are listed by id ascending, and orderBy ties too', async (t) => {

@@ -76,6 +76,9 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     if (!policy.roles.includes(request.caller.role)) {
       return done(new BusinessError(Code.forbidden, `permission denied: role ${request.caller.role} may not call ${operationId}`))
     }
+    if (policy.edition !== undefined && policy.edition !== options.edition) {
+      return done(new BusinessError(Code.forbidden, `permission denied: ${operationId} is served by the ${policy.edition} edition`))
+    }
     if (options.edition === 'park') {
       const refusal = parkRefusal({ action: policy.action, role: request.caller.role, pushHeader: request.headers['x-sync-push'] })
       if (refusal) return done(refusal)

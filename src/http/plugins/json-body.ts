@@ -2,7 +2,7 @@
 // An empty body is "no body" (logout, refresh); an operation whose document says its body is
 // required answers 1000 without one, any other takes it as `{}`. Any other content type is 1000
 // (the envelope plugin says so); a `__proto__` member (or `constructor.prototype`) is 1002, an
-// unknown field like any other. The body's bytes stay on the request (`bodyBytes`), for a handler
+// unknown field like any other (inside an add-batch item, that item's). The body's bytes stay on the request (`bodyBytes`), for a handler
 // that hands them on as they are: the park applies a pushed page from its own text.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -35,9 +35,16 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
     request.bodyBytes = bytes
     parseJson(request, text, (error, value) => {
       const forbidden = error ? forbiddenMember(text) : undefined
+      if (!forbidden) return done(error, value)
+      // An add-batch judges its items one by one: such a member inside an item is that item's unknown
+      // field (its own 1002, the other items stored). JSON.parse keeps it an own property, which the
+      // item's schema refuses before anything reads the item.
+      const operationId = operationIdOf(request)
+      const batch = operationId !== undefined && policies.get(operationId)?.batch
+      const parsed: unknown = batch ? JSON.parse(text) : undefined
+      if (isObject(parsed) && !Object.entries(parsed).some(([key, member]) => isPoisoning(key, member))) return done(null, parsed)
       // Valid JSON whose member would reach the prototype: refused as the unknown field it is.
-      if (forbidden) return done(new BusinessError(Code.badParameter, `${forbidden}: unknown field`), undefined)
-      done(error, value)
+      done(new BusinessError(Code.badParameter, `${forbidden}: unknown field`), undefined)
     })
   })
   app.addHook('preValidation', (request, _reply, done) => {
@@ -59,15 +66,22 @@ function forbiddenMember(text: string): string | undefined {
   let found: string | undefined
   try {
     JSON.parse(text, (key, value: unknown) => {
-      const poisoning =
-        key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype'))
-      if (poisoning) found ??= key
+      if (isPoisoning(key, value)) found ??= key
       return value
     })
   } catch {
     return undefined
   }
   return found
+}
+
+/** A member that would reach the prototype, were it assigned. */
+function isPoisoning(key: string, value: unknown): boolean {
+  return key === '__proto__' || (key === 'constructor' && isObject(value) && Object.hasOwn(value, 'prototype'))
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null
 }
 
 // Its refusals are answered by the envelope's error handler.
