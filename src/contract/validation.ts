@@ -40,7 +40,7 @@ export function createAjv() {
 
 /** Whether `value` has the document's `format` as request bodies are checked for it. */
 export function isFormat(format: 'date' | 'date-time', value: string): boolean {
-  return format === 'date-time' ? isDateTime(value) : formatCheck('date')(value)
+  return format === 'date-time' ? isDateTime(value) : ajvFormats.date(value)
 }
 
 /**
@@ -49,8 +49,10 @@ export function isFormat(format: 'date' | 'date-time', value: string): boolean {
  * and `±hhmm`).
  */
 function isDateTime(value: string): boolean {
-  return instantSeconds(value) !== undefined && formatCheck('date-time')(value)
+  return instantSeconds(value) !== undefined && ajvFormats.dateTime(value)
 }
+
+const ajvFormats = { date: formatCheck('date'), dateTime: formatCheck('date-time') }
 
 /** ajv-formats' own check of a string format. */
 function formatCheck(format: 'date' | 'date-time'): (value: string) => boolean {

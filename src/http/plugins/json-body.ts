@@ -2,8 +2,9 @@
 // An empty body is "no body" (logout, refresh); an operation whose document says its body is
 // required answers 1000 without one, any other takes it as `{}`. Any other content type is 1000
 // (the envelope plugin says so); a `__proto__` member (or `constructor.prototype`) is 1002, an
-// unknown field like any other (inside an add-batch item, that item's). The body's bytes stay on the request (`bodyBytes`), for a handler
-// that hands them on as they are: the park applies a pushed page from its own text.
+// unknown field like any other (inside an add-batch item, that item's). The body's bytes stay on
+// the request (`bodyBytes`), for a handler that hands them on as they are: the park applies a
+// pushed page from its own text.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { decodeUtf8 } from '../../contract/request-bodies.ts'
