@@ -3352,7 +3352,7 @@ export type components = {
          *     }
          */
         HistoryEntry: {
-            /** @description The record's version after this write (1 for the add; each write adds one). */
+            /** @description The record's version after this write (1 for the add; each write adds one). On the park edition, the version the applied push brought: versions written while the park was away arrive as one push, so they may skip, and a record the park first receives at version 3 has its `add` at version 3. */
             version: number;
             /**
              * @description `add`, `update` or `delete` (on the park edition: what the applied push did to the park's copy).
@@ -3363,7 +3363,7 @@ export type components = {
             time: components["schemas"]["Instant"];
             /** @description Who made the write (the record's `updateBy` after it). */
             userName: string;
-            /** @description Each field the write changed, as `[old, new]` in the wire form of the field (instants in the configured zone). On `add`, `[null, value]` for every field set; on `delete`, `{}`. A write that changed nothing has no entry. */
+            /** @description Each field the write changed, as `[old, new]` in the wire form of the field (instants in the configured zone). On `add`, `[null, value]` for every field set; on `delete`, `{}`. A write that changed nothing has no entry. On the park edition, the park's copy before and after the applied push; a push whose values equal the copy's (a field changed and changed back while the park was away) has its entry, with `{}`. */
             changes: {
                 [key: string]: unknown[];
             };
@@ -3409,7 +3409,7 @@ export type components = {
             recordId: components["schemas"]["Id"];
             fileName: components["schemas"]["AttachmentFileName"];
             contentType: components["schemas"]["AttachmentContentType"];
-            /** @description The file, base64 (RFC 4648, padded, without line breaks; 1002 otherwise), at most `ATTACHMENT_MAX_BYTES` (default 5 MiB = 5242880 bytes) decoded: 1002 above it, naming the limit. In a pushed tombstone (`deleted` true) the empty string. */
+            /** @description The file, base64 (RFC 4648 §4, canonical: padded, without line breaks or spaces, the unused bits of the last character zero; 1002 otherwise), at most `ATTACHMENT_MAX_BYTES` (default 5 MiB = 5242880 bytes) decoded: 1002 above it, naming the limit. In a pushed tombstone (`deleted` true) the empty string. */
             content: string;
             /** @description Push only: the enterprise. */
             companyCode?: string;

@@ -297,7 +297,7 @@ function businessOperations(
     countsByEnterprise: config.edition === 'park',
   })
   const wakePush = () => push?.wake()
-  const history = new HistoryStore({ pool, format, retentionDays: config.historyRetentionDays })
+  const history = new HistoryStore({ pool, format, retentionDays: config.historyRetentionDays, park: config.edition === 'park' })
   const resources = new ResourceOperations({
     store,
     history,

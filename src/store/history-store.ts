@@ -1,12 +1,14 @@
 // Record history (CONTRACT §11): the read of a record's entries (newest first, values in the wire
 // form: instants in the configured zone) and the pruning by age. The entries of updates, deletes
-// and the park's applied pushes are written by each write's own statement (history-sql.ts). An add
-// (an enterprise's, or a version 1 the park applies) writes no entry row: its entry is the record's
-// first version, which the record row itself holds (version 1, createTime, createBy) with its values
-// walked back through the old values of the later entries. It is read so only while the record's
-// entries run unbroken from version 2 (a record written before history was kept has none) and, with
-// HISTORY_RETENTION_DAYS, while its createTime is within the retention (pruning goes oldest first,
-// the add before all).
+// and the park's applied pushes are written by each write's own statement (history-sql.ts). An
+// enterprise's add writes no entry row: its entry is the record's first version, which the record
+// row itself holds (version 1, createTime, createBy) with its values walked back through the old
+// values of the later entries. It is read so only while the record's entries run unbroken from
+// version 2 (a record written before history was kept has none) and, with HISTORY_RETENTION_DAYS,
+// while its createTime is within the retention (pruning goes oldest first, the add before all).
+// The park writes an entry for every push it applies, a record's first among them (its versions
+// may skip: those written while the park was away arrive as one); there an add is read from the
+// row only for a record at version 1 without any entry, pushed before the park wrote adds.
 import type pg from 'pg'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
@@ -57,11 +59,14 @@ export class HistoryStore {
   private readonly pool: pg.Pool
   private readonly format: InstantFormatter
   private readonly retentionDays: number | undefined
+  /** The park edition: every applied push has its entry written, an add's too. */
+  private readonly park: boolean
 
-  constructor(options: { pool: pg.Pool; format: InstantFormatter; retentionDays?: number }) {
+  constructor(options: { pool: pg.Pool; format: InstantFormatter; retentionDays?: number; park?: boolean }) {
     this.pool = options.pool
     this.format = options.format
     this.retentionDays = options.retentionDays
+    this.park = options.park ?? false
   }
 
   /** A page of one record's entries, newest first. 1004 when the id never existed. */
@@ -88,7 +93,10 @@ export class HistoryStore {
       const record = companyCode === undefined ? undefined : await this.firstVersion(client, resource, query.id, companyCode)
       if (stored.total === 0 && !record) throw notFound(query.id)
       const implicitAdd =
-        record !== undefined && !stored.added && record.withinRetention && (stored.total === 0 ? record.version === 1 : stored.first === 2)
+        record !== undefined &&
+        !stored.added &&
+        record.withinRetention &&
+        (stored.total === 0 ? record.version === 1 : !this.park && stored.first === 2)
       const list = rows.map((row) => this.toApi(resource, row))
       // The add is the oldest entry: on the page that reaches past the stored ones.
       if (implicitAdd && offset <= stored.total && stored.total < offset + query.pageSize) {

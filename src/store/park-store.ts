@@ -39,6 +39,9 @@ export interface HeldVersion {
   deleted: boolean
 }
 
+/** The lock one enterprise's pushes of one resource take (a transaction's; its key a hash of the text). */
+const LOCK_SQL = prepared('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))')
+
 /** Most records one digest call lists (records: true). */
 export const DIGEST_RECORDS_LIMIT = 5000
 
@@ -63,7 +66,7 @@ export class ParkStore {
 
   /**
    * Applies pushed records (already validated) in one statement; answers per item the version the
-   * park holds afterwards (null when it holds none: only under a concurrent push of the same record).
+   * park holds afterwards (null for an item the database refused: its error in `errors`).
    * A value the database refuses (a date that does not exist, say) fails the whole statement: the
    * page is then applied item by item, so that item alone fails (its error in `errors`).
    * `sent`: the items' JSON text as the pusher sent it (the same records), read by the statement as
@@ -97,24 +100,33 @@ export class ParkStore {
     }
   }
 
+  /**
+   * One page in one transaction, after taking the lock of each enterprise it carries (for this
+   * resource, in a fixed order): pushes of one enterprise's records apply one after the other, so the
+   * statement's snapshot, taken after the lock, holds every earlier push. Its history's old values
+   * and the versions it answers are those of the rows it replaces, not of rows a concurrent push was
+   * replacing meanwhile (several instances of an enterprise, a reconciliation beside the push).
+   */
   private async apply(resource: ResourceDef, items: ApiRecord[], sent?: Buffer): Promise<(number | null)[]> {
     // Bytes go as a binary parameter: for json, the text itself.
     const page = sent ?? JSON.stringify(items)
-    const { rows: held } = await this.pool.query({ ...this.applySql.get(resource.key)!, values: [page] })
-    const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
-    const versions = new Map(held.map((row) => [key(row.companyCode, row.id), row.version === null ? null : Number(row.version)]))
-    // A row a concurrent push of the same record inserted is invisible to the statement's snapshot
-    // (it waited for it, then left it alone): read what is held now, in a fresh snapshot.
-    const unseen = held.filter((row) => row.version === null)
-    if (unseen.length > 0) {
-      const { rows: now } = await this.pool.query(
-        `SELECT t."companyCode", t.id, t.version FROM ${quote(resource.table)} AS t ` +
-          `JOIN unnest($1::text[], $2::text[]) AS wanted(company, id) ON t."companyCode" = wanted.company AND t.id = wanted.id`,
-        [unseen.map((row) => row.companyCode), unseen.map((row) => row.id)],
-      )
-      for (const row of now) versions.set(key(row.companyCode, row.id), Number(row.version))
+    const companies = [...new Set(items.map((item) => String(item.companyCode)))].sort()
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      for (const company of companies) await client.query({ ...LOCK_SQL, values: [`${resource.table}/${company}`] })
+      const { rows: held } = await client.query({ ...this.applySql.get(resource.key)!, values: [page] })
+      await client.query('COMMIT')
+      const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
+      const versions = new Map(held.map((row) => [key(row.companyCode, row.id), Number(row.version)]))
+      return items.map((item) => versions.get(key(item.companyCode, item.id)) ?? null)
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
+      throw error
+    } finally {
+      client.release(broken)
     }
-    return items.map((item) => versions.get(key(item.companyCode, item.id)) ?? null)
   }
 
   /** Digests of the records of `companyCode` in each bucket (every prefix of one length, hex). */
@@ -200,19 +212,19 @@ function applyPageSql(resource: ResourceDef): string {
     `FROM input ON CONFLICT ("companyCode", id) DO UPDATE SET ` +
     `${updated.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, sync_time = ${NOW} ` +
     `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +
-    `CASE WHEN held.version > 1 AND held.live THEN to_jsonb(held) END AS __new, ` +
-    `CASE WHEN held.version > 1 AND held.live THEN ${addedFields(resource, 'held')} END AS __fields), ` +
-    // The history of each applied item (CONTRACT §11), in the same statement: the held row as the
-    // statement's snapshot saw it (`__old`, looked up by key: every part of one statement reads the
-    // same snapshot) against the applied one. A version 1 applied is a record the park never held:
-    // its add's entry is the record's first version, read from the row itself as on the
-    // enterprise (history-store.ts), so no entry is written for it.
+    `CASE WHEN held.live THEN to_jsonb(held) END AS __new, ` +
+    `CASE WHEN held.live THEN ${addedFields(resource, 'held')} END AS __fields), ` +
+    // The history of each applied item (CONTRACT §11), one entry each, in the same statement: the
+    // held row as the statement's snapshot saw it (`__old`, looked up by key: every part of one
+    // statement reads the same snapshot, taken after the enterprise's lock) against the applied one.
+    // A record the park did not hold is an add whatever its version (versions written while the park
+    // was away arrive as one): its entry is written, not read from the row as an enterprise's add
+    // is, since the versions before it are not the park's to walk back through.
     `${historyInsert(
       resource,
       'history',
       `(SELECT applied.*, prior.__old FROM applied LEFT JOIN LATERAL (SELECT to_jsonb(t) AS __old FROM ${table} AS t ` +
-        `WHERE t."companyCode" = applied."companyCode" AND t.id = applied.id AND t.live LIMIT 1) AS prior ON true ` +
-        `WHERE applied.version > 1) AS pushed_rows`,
+        `WHERE t."companyCode" = applied."companyCode" AND t.id = applied.id AND t.live LIMIT 1) AS prior ON true) AS pushed_rows`,
       `CASE WHEN live IS NULL THEN 'delete' WHEN __old IS NULL THEN 'add' ELSE 'update' END`,
       `CASE WHEN live IS NULL THEN '{}'::jsonb WHEN __old IS NULL THEN __fields ELSE history_changes(__old, __new, ${historyFields(resource)}) END`,
       true,

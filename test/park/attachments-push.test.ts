@@ -55,14 +55,14 @@ t.test('the park keeps one history entry per applied push', async (t) => {
       [1, 'add', Object.keys(record('riskUnit', 'RU-PH'))],
     ],
   )
-  // The add's entry is the record's first version, read from the row (history-store.ts): no row of its own.
+  // Every applied push has its entry row, the add's too (the park's versions may skip).
   const parkDatabase = new pg.Client({ connectionString: park.databaseUrl })
   await parkDatabase.connect()
   const stored = await parkDatabase.query(`SELECT version::int AS version FROM record_history WHERE id = 'RU-PH' ORDER BY version`)
   await parkDatabase.end()
   t.same(
     stored.rows.map((row) => row.version),
-    [2, 3],
+    [1, 2, 3],
   )
   t.same(history.data.list[1].changes.riskUnitName, [record('riskUnit', 'RU-PH').riskUnitName, 'pushed rename'])
   t.equal(history.data.list[1].userName, 'admin', 'the enterprise user who wrote it')
@@ -86,6 +86,42 @@ t.test('the park keeps one history entry per applied push', async (t) => {
     laterHistory.data.list.map((entry: any) => [entry.version, entry.action, entry.changes.riskUnitName]),
     [[3, 'add', [null, 'third version']]],
   )
+})
+
+t.test('on the park an entry stays once shown, whatever versions the pushes skip', async (t) => {
+  const push = async (...list: Record<string, unknown>[]) => {
+    const answer = await post(`${park.url}/prevent/riskUnit/add-batch`, { list }, parkToken, { 'x-sync-push': '1' })
+    t.equal(answer.code, 0, answer.msg)
+    return answer.data
+  }
+  const entries = async (id: string) =>
+    (await onPark('/prevent/riskUnit/history', { id })).data.list.map((entry: any) => [
+      entry.version,
+      entry.action,
+      entry.changes.riskUnitName,
+    ])
+  // Version 1, then version 3 (two writes while the park was away, pushed as one).
+  await push(pushedRecord('riskUnit', 'RU-GAP', { version: 1, fields: { riskUnitName: 'g0' } }))
+  await push(pushedRecord('riskUnit', 'RU-GAP', { version: 3, fields: { riskUnitName: 'g2' } }))
+  t.same(await entries('RU-GAP'), [
+    [3, 'update', ['g0', 'g2']],
+    [1, 'add', [null, 'g0']],
+  ])
+  // A record the park first receives as a tombstone: one entry, the delete.
+  await push(pushedRecord('riskUnit', 'RU-TOMB', { version: 2, deleted: true }))
+  t.same(await entries('RU-TOMB'), [[2, 'delete', undefined]])
+  // Pushes of one record at once (several instances of an enterprise): each entry's old value is
+  // the value it replaced, and no answer holds less than the park held when it answered.
+  await push(pushedRecord('riskUnit', 'RU-RACE', { version: 1, fields: { riskUnitName: 'n1' } }))
+  const answers = await Promise.all(
+    [2, 3, 4, 5, 6, 7, 8].map((version) => push(pushedRecord('riskUnit', 'RU-RACE', { version, fields: { riskUnitName: `n${version}` } }))),
+  )
+  for (const [i, answer] of answers.entries()) t.ok(answer.held[0].version >= i + 2, `held ${answer.held[0].version} for version ${i + 2}`)
+  const chain = (await entries('RU-RACE')).reverse()
+  t.equal(chain[0][1], 'add')
+  t.equal(chain.at(-1)[2][1], 'n8', 'the newest version is held')
+  for (let i = 1; i < chain.length; i++)
+    t.equal(chain[i][2][0], chain[i - 1][2][1], `version ${chain[i][0]} replaced version ${chain[i - 1][0]}`)
 })
 
 t.test('attachments written while the park is down reach it byte for byte, after their records', async (t) => {
