@@ -8,7 +8,8 @@
 // while its createTime is within the retention (pruning goes oldest first, the add before all).
 // The park writes an entry for every push it applies, a record's first among them (its versions
 // may skip: those written while the park was away arrive as one); there an add is read from the
-// row only for a record at version 1 without any entry, pushed before the park wrote adds.
+// row only for a record pushed before the park wrote adds: at version 1 without any entry, or
+// whose first entry is an update of version 2 (a tombstone first received at version 2 has no add).
 import type pg from 'pg'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
@@ -84,8 +85,9 @@ export class HistoryStore {
         [...key, query.pageSize, offset],
       )
       const [stored] = (
-        await client.query<{ total: number; first: number | null; added: boolean | null }>(
-          'SELECT count(*)::int AS total, min(version)::int AS first, bool_or(action = $4) AS added FROM record_history ' +
+        await client.query<{ total: number; first: number | null; firstAction: string | null; added: boolean | null }>(
+          'SELECT count(*)::int AS total, min(version)::int AS first, (array_agg(action ORDER BY version))[1] AS "firstAction", ' +
+            'bool_or(action = $4) AS added FROM record_history ' +
             'WHERE resource = $1 AND id = $2 AND "companyCode" = $3',
           [...key, 'add'],
         )
@@ -96,7 +98,7 @@ export class HistoryStore {
         record !== undefined &&
         !stored.added &&
         record.withinRetention &&
-        (stored.total === 0 ? record.version === 1 : !this.park && stored.first === 2)
+        (stored.total === 0 ? record.version === 1 : stored.first === 2 && (!this.park || stored.firstAction === 'update'))
       const list = rows.map((row) => this.toApi(resource, row))
       // The add is the oldest entry: on the page that reaches past the stored ones.
       if (implicitAdd && offset <= stored.total && stored.total < offset + query.pageSize) {

@@ -59,11 +59,15 @@ t.test('the park keeps one history entry per applied push', async (t) => {
   const parkDatabase = new pg.Client({ connectionString: park.databaseUrl })
   await parkDatabase.connect()
   const stored = await parkDatabase.query(`SELECT version::int AS version FROM record_history WHERE id = 'RU-PH' ORDER BY version`)
-  await parkDatabase.end()
   t.same(
     stored.rows.map((row) => row.version),
     [1, 2, 3],
   )
+  // A record pushed before the park wrote adds (no row for its version 1, an update at version 2):
+  // its add is read from the row, as before.
+  await parkDatabase.query(`DELETE FROM record_history WHERE id = 'RU-PH' AND version = 1`)
+  await parkDatabase.end()
+  t.same((await onPark('/prevent/riskUnit/history', { id: 'RU-PH' })).data.list, history.data.list, 'the same entries')
   t.same(history.data.list[1].changes.riskUnitName, [record('riskUnit', 'RU-PH').riskUnitName, 'pushed rename'])
   t.equal(history.data.list[1].userName, 'admin', 'the enterprise user who wrote it')
   const enterpriseHistory = await enterprise.call('/prevent/riskUnit/history', { id: 'RU-PH' }, { token })
