@@ -171,7 +171,7 @@ export class ParkPush {
   retryNow(): void {
     this.retrying = false
     this.parkDownUntil = 0
-    this.wake()
+    void this.wake()
   }
 
   /**
@@ -191,18 +191,23 @@ export class ParkPush {
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
   private async requeueUndelivered(): Promise<void> {
     try {
-      if ((await this.sync.requeueFailed(withAttachments(this.registry.all), { undelivered: true })) > 0) this.wake()
+      if ((await this.sync.requeueFailed(withAttachments(this.registry.all), { undelivered: true })) > 0) void this.wake()
     } catch (error) {
       // The sweep queues them again later.
       this.log.warn({ err: error }, 'park push: could not queue undelivered records again')
     }
   }
 
-  /** After a write committed: a drain soon (at once, or again after the one running). Never throws, never waits. */
-  wake(): void {
-    if (this.stopped || this.retrying) return
+  /**
+   * After a write committed: a drain soon (at once, or again after the one running). Never throws,
+   * never waits: the promise, which callers may leave, settles when the drains it asked for ended
+   * (at once when it asked for none: stopped, or a retry job queued).
+   */
+  wake(): Promise<void> {
+    if (this.stopped || this.retrying) return Promise.resolve()
     this.again = true
     this.looping ??= this.loop()
+    return this.looping
   }
 
   private async loop(): Promise<void> {
@@ -218,7 +223,9 @@ export class ParkPush {
       this.log.warn({ err: error }, 'park push: retried later')
       this.retrying = true
       await this.background.boss.send(PUSH_QUEUE, {}).catch((sendError: Error) => {
-        // The sweep will drain it: nothing pending is lost by a failed send.
+        // No retry job (the database failed too): the next write knocks again (the sweep drains
+        // what is pending meanwhile), rather than every write waiting for a job that never came.
+        this.retrying = false
         this.log.warn({ err: sendError }, 'could not queue the park push')
       })
     } finally {

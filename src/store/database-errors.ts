@@ -123,6 +123,8 @@ function bySqlState(state: string, error: unknown): DatabaseRefusal | undefined 
     case '40001': // serialization_failure
     case '40P01': // deadlock_detected
       return BUSY
+    case '55000': // object_not_in_prerequisite_state: also the database closed to connections (ALLOW_CONNECTIONS false)
+      return /not currently accepting connections/i.test(messagesOf(error)) ? UNAVAILABLE : undefined
   }
   switch (state.slice(0, 2)) {
     case '22': // data exception: a value the caller sent
@@ -139,6 +141,12 @@ function bySqlState(state: string, error: unknown): DatabaseRefusal | undefined 
     default: // 42 syntax or undefined object, XX internal, 0A unsupported, 25 transaction state...: ours
       return undefined
   }
+}
+
+/** The error's message and, wrapped by Prisma's driver adapter, the database's own. */
+function messagesOf(error: unknown): string {
+  const cause = field(error, 'cause') ?? field(field(field(error, 'meta'), 'driverAdapterError'), 'cause')
+  return [field(error, 'message'), field(cause, 'originalMessage')].filter((text) => typeof text === 'string').join('\n')
 }
 
 function badValue(message: string): DatabaseRefusal {

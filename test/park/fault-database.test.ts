@@ -4,6 +4,8 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import t from 'tap'
+import { eventually } from '../helpers/eventually.ts'
+import { record } from '../helpers/fixtures.ts'
 import { assertConverged, loginTo, startParkProcess, writeLoad } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, adminDatabaseUrl, startService } from '../helpers/service.ts'
 
@@ -45,6 +47,37 @@ t.test('connections cut during pushes: the park still converges', async (t) => {
   t.ok(load.added.size > 0, `${load.added.size} writes acknowledged`)
   await enterprise.app.push!.sweep()
   await assertConverged(t, { url: enterprise.url, token }, { url: park.url, token: await loginTo(park.url) }, load)
+})
+
+t.test('the database closed to connections: writes answer 503/4001; reopened, the next write is pushed at once', async (t) => {
+  const admin = new pg.Client({ connectionString: adminDatabaseUrl() })
+  await admin.connect()
+  t.teardown(() => admin.end())
+  const push = enterprise.app.push!
+  await push.sweep()
+  await admin.query(`ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS false`)
+  try {
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [databaseName])
+    const refused = await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-CLOSED'), { token })
+    t.same([refused.status, refused.body.code], [503, 4001], refused.body.msg)
+    // A drain now fails on the database, and its retry job cannot be queued either.
+    await push.wake()
+  } finally {
+    await admin.query(`ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS true`)
+  }
+  // Asked again while the pool reconnects (its first answers may still be 4001).
+  const added = await eventually(
+    async () => {
+      const reply = await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-REOPENED'), { token })
+      return reply.body.code !== 4001 && reply
+    },
+    { what: 'the database open again' },
+  )
+  t.equal(added.body.code, 0, added.body.msg)
+  // The write woke a drain (not left to the next minute's sweep): it has ended once this settles.
+  await push.wake()
+  const pushed = await enterprise.call('/prevent/riskUnit/getById', { id: 'RU-REOPENED' }, { token })
+  t.equal(pushed.body.data.sync_status, 'synced')
 })
 
 t.end()

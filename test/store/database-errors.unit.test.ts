@@ -22,6 +22,14 @@ t.test('database errors: classified by SQLSTATE, however wrapped', async (t) => 
   for (const code of ['42P01', '42601', 'XX000', '0A000']) t.equal(classifyDatabaseError(pgError(code)), undefined, `${code} is unexpected`)
   const socket = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' })
   t.same(classifyDatabaseError(socket)?.code, 4001)
+  const closed = Object.assign(pgError('55000'), { message: 'database "ent" is not currently accepting connections' })
+  t.same(classifyDatabaseError(closed)?.code, 4001, 'a database closed to connections')
+  t.same(classifyDatabaseError(pgError('55000')), undefined, 'another 55000 is ours')
+  const wrapped = {
+    name: 'DriverAdapterError',
+    cause: { originalCode: '55000', originalMessage: 'database "ent" is not currently accepting connections' },
+  }
+  t.same(classifyDatabaseError(wrapped)?.code, 4001, 'the same through Prisma')
   t.same(classifyDatabaseError(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))?.code, 4001, 'a Node code is not a SQLSTATE')
   t.same(classifyDatabaseError(new Error('timeout exceeded when trying to connect'))?.code, 4001, 'the pool connect timeout')
   t.same(classifyDatabaseError(new Error('Connection terminated unexpectedly'))?.code, 4001)
