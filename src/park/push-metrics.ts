@@ -5,6 +5,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import { withAttachments } from '../store/attachment-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import type { ParkPush } from './park-push.ts'
+import type { ReconcileResult } from './reconcile.ts'
 import { cachedRead, PAGE_READ_TTL_MS } from '../store/cached-read.ts'
 
 export function registerPushMetrics(
@@ -103,33 +104,28 @@ function registerRecoveryMetrics(
   const reconciler = push.reconciler
   if (!reconciler) return
   const lastReconciliation = cachedRead(() => reconciler.last(), PAGE_READ_TTL_MS, clock)
-  // The last reconciliation (CONTRACT §10): when it ran, and what it found.
-  const lastTime = new Gauge({
-    name: 'sync_reconcile_last_timestamp_seconds',
-    help: 'When the last reconciliation with the park ran (0: never).',
-    registers: [],
-  })
-  const lastError = new Gauge({
-    name: 'sync_reconcile_last_failed',
-    help: '1 when the last reconciliation could not complete (the park unreachable, say).',
-    registers: [],
-  })
-  const lastRepushed = new Gauge({
-    name: 'sync_reconcile_last_repushed',
-    help: 'Records the last reconciliation pushed again.',
-    registers: [],
-  })
-  new Gauge({
-    name: 'sync_reconcile_last_differences',
-    help: 'Differences between the enterprise and the park found by the last reconciliation.',
-    registers: [metrics],
-    async collect() {
-      const last = await lastReconciliation()
-      this.set(last?.differences ?? 0)
-      lastTime.set(last ? Math.floor(Date.parse(last.time) / 1000) : 0)
-      lastError.set(last?.error ? 1 : 0)
-      lastRepushed.set(last?.repushed ?? 0)
-    },
-  })
-  for (const gauge of [lastTime, lastError, lastRepushed]) metrics.registerMetric(gauge)
+  // The last reconciliation (CONTRACT §10): when it ran, and what it found. Each gauge reads it in
+  // its own collect (one read, shared): a scrape collects them all at once, so one gauge setting
+  // the others would leave them the previous scrape's values.
+  const fromLast = (name: string, help: string, value: (last: ReconcileResult | null) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics],
+      async collect() {
+        this.set(value(await lastReconciliation()))
+      },
+    })
+  fromLast(
+    'sync_reconcile_last_differences',
+    'Differences between the enterprise and the park found by the last reconciliation.',
+    (last) => last?.differences ?? 0,
+  )
+  fromLast('sync_reconcile_last_timestamp_seconds', 'When the last reconciliation with the park ran (0: never).', (last) =>
+    last ? Math.floor(Date.parse(last.time) / 1000) : 0,
+  )
+  fromLast('sync_reconcile_last_failed', '1 when the last reconciliation could not complete (the park unreachable, say).', (last) =>
+    last?.error ? 1 : 0,
+  )
+  fromLast('sync_reconcile_last_repushed', 'Records the last reconciliation pushed again.', (last) => last?.repushed ?? 0)
 }
