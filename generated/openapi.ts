@@ -152,7 +152,7 @@ export type paths = {
         put?: never;
         /**
          * Park push status
-         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); and `reconcile`, the last reconciliation with the park. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
+         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); `failures`, the failed records and attachments themselves, deleted ones included, with their `sync_error` (at most 100, the latest first); and `reconcile`, the last reconciliation with the park. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
          */
         post: operations["systemSyncStatus"];
         delete?: never;
@@ -3293,8 +3293,22 @@ export type components = {
                 }[];
                 /** @description Age in seconds of the oldest pending write over all resources; null when nothing is pending. */
                 oldestPendingSeconds: number | null;
-                /** @description Failed records and attachments the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park refused, each with its `sync_error` (a record whose pushes never reached the park is never counted here: the sweep queues it again every time); they wait for `/system/sync/retry` or a reconciliation. Find them with `search` on `sync_status` `failed`. */
+                /** @description Failed records and attachments the sweep no longer queues again (it did `SYNC_FAILED_REQUEUE_ROUNDS` times): records the park refused, each with its `sync_error` (a record whose pushes never reached the park is never counted here: the sweep queues it again every time); they wait for `/system/sync/retry` or a reconciliation. Find them in `failures`, and live records with `search` on `sync_status` `failed`. */
                 failedExhausted: number;
+                /** @description The failed records and attachments, deleted ones included, each with why: at most 100, the most recently failed first (then by resource and id). A deleted record or attachment is found by no read (`getById` answers 1004, `search` and `attachment/list` list live ones only): a failed delete's reason shows here. `/system/sync/retry` pushes them again (by `ids`, with `resource`). */
+                failures: {
+                    /** @description Resource key, or `<key>/attachment` for an attachment of that resource. */
+                    resource: string;
+                    id: components["schemas"]["Id"];
+                    /** @description true for a tombstone (the push of its delete failed). */
+                    deleted: boolean;
+                    /** @description The version whose push failed. */
+                    version: number;
+                    /** @description Why (`park refused with 2003 …`, `the park holds version 7, not the pushed version 5`, `not delivered …`). */
+                    sync_error: string | null;
+                    /** @description When it failed. */
+                    sync_time: components["schemas"]["Instant"] | null;
+                }[];
                 /** @description The last reconciliation with the park (enterprise edition with a park configured; null before the first run and on the park edition). */
                 reconcile: components["schemas"]["ReconcileResult"] | null;
             } | null;

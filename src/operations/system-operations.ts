@@ -8,6 +8,9 @@ import type { InstantFormatter } from '../store/instant-format.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 
+/** The most failed records and attachments `/system/sync/status` lists (`failures`). */
+export const FAILURES_LISTED = 100
+
 /** A reconciliation's outcome as kept and answered (park/reconcile.ts computes it). */
 export interface ReconcileOutcome {
   /** ISO 8601 instant of the run. */
@@ -107,9 +110,10 @@ export class SystemOperations {
 
   async syncStatus(): Promise<Envelope> {
     const targets = withAttachments(this.registry.all)
-    const [resources, exhausted, reconcile] = await Promise.all([
+    const [resources, exhausted, failures, reconcile] = await Promise.all([
       this.sync.counts(targets),
       this.sync.exhausted(targets, this.failedRequeueRounds),
+      this.sync.failures(targets, FAILURES_LISTED),
       this.reconciler?.last() ?? null,
     ])
     const ages = resources.map((counts) => counts.oldestPendingSeconds).filter((age): age is number => age !== null)
@@ -117,6 +121,7 @@ export class SystemOperations {
       resources,
       oldestPendingSeconds: ages.length > 0 ? Math.max(...ages) : null,
       failedExhausted: exhausted,
+      failures: failures.map((item) => ({ ...item, sync_time: item.sync_time && this.format(item.sync_time) })),
       reconcile: reconcile && { ...reconcile, time: this.format(new Date(reconcile.time)) },
     })
   }

@@ -33,6 +33,16 @@ export type RequeueWhich = { all: true } | { ids: string[] } | { sweep: { rested
 /** How the error of a record whose push never reached the park begins (a failed call, not a refusal). */
 export const UNDELIVERED = 'not delivered: '
 
+/** A failed record or attachment (a tombstone too), with why. */
+export interface FailedItem {
+  resource: string
+  id: string
+  deleted: boolean
+  version: number
+  sync_error: string | null
+  sync_time: Date | null
+}
+
 export interface PendingPage {
   items: PushItem[]
   /** Where the next page starts (keyset on updateTime, id): updateTime as text, to the millisecond. */
@@ -269,6 +279,23 @@ export class SyncStore {
       [ids],
     )
     return rowCount ?? 0
+  }
+
+  /**
+   * The failed records and attachments, tombstones included (a deleted record is found by no read
+   * but this one), the most recently failed first: at most `limit`, from one statement over every
+   * table (prepared; failed rows are few, found by the tables' partial indexes of unsynced rows).
+   */
+  async failures(resources: ResourceDef[], limit: number): Promise<FailedItem[]> {
+    if (!Number.isInteger(limit)) throw new Error(`limit must be an integer, got ${limit}`)
+    const parts = resources.map(
+      (resource) =>
+        `(SELECT ${literal(resource.key)}::text AS resource, id, live IS NULL AS deleted, version::int AS version, sync_error, sync_time ` +
+        `FROM ${quote(resource.table)} WHERE sync_status = 'failed' ORDER BY sync_time DESC NULLS LAST LIMIT ${limit})`,
+    )
+    const text = `SELECT * FROM (${parts.join(' UNION ALL ')}) AS failed ORDER BY sync_time DESC NULLS LAST, resource, id LIMIT ${limit}`
+    const { rows } = await this.pool.query(prepared(text))
+    return rows
   }
 
   /** Failed records the sweep no longer queues again (they wait for an operator or a reconciliation). */

@@ -127,4 +127,32 @@ t.test('an attachment the park refuses (403) ends failed with its reason, and is
   await countedExhausted(t, 'riskUnit/attachment', 3)
 })
 
+t.test('a failed delete, of an attachment or of a record, has its reason in the status', async (t) => {
+  t.equal((await enterprise.call('/prevent/riskUnit/attachment/delete', { id: 'AT-REFUSED' }, { token })).body.code, 0)
+  t.equal((await enterprise.call('/prevent/riskUnit/delete', { id: 'RU-ATTACHED' }, { token })).body.code, 0)
+  // Deleted, they are found by no read: getById answers 1004, search and attachment/list leave them out.
+  t.equal((await enterprise.call('/prevent/riskUnit/getById', { id: 'RU-ATTACHED' }, { token })).body.code, 1004)
+  const failures = await eventually(
+    async () => {
+      const status = (await enterprise.call('/system/sync/status', {}, { token })).body.data
+      const deleted = status.failures.filter((item: any) => item.deleted)
+      return deleted.length === 2 && status.failures
+    },
+    { what: 'both deletes to fail' },
+  )
+  const find = (resource: string, id: string) => failures.find((item: any) => item.resource === resource && item.id === id)
+  t.match(find('riskUnit', 'RU-ATTACHED'), { deleted: true, sync_error: /^park refused with 2003: /, sync_time: /^\d{4}-/ })
+  t.match(find('riskUnit/attachment', 'AT-REFUSED'), { deleted: true, version: 2, sync_error: /^park refused with 2003: / })
+  t.ok(
+    failures.every((item: any) => item.sync_error),
+    'each with its reason',
+  )
+  const times = failures.map((item: any) => Date.parse(item.sync_time))
+  t.same(
+    times,
+    [...times].sort((a: number, b: number) => b - a),
+    'the most recently failed first',
+  )
+})
+
 t.end()
