@@ -2,6 +2,7 @@
 // concern is a named plugin under http/plugins/ that declares what it depends on (Fastify refuses
 // to register one before its dependencies); the operations are generic over the resource registry.
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
 import pino from 'pino'
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
@@ -149,9 +150,20 @@ async function rateLimitRedis(app: FastifyInstance, config: Config): Promise<Red
   if (!config.redisUrl) return undefined
   // Loaded only when configured: loading ioredis took some 80 ms of every start.
   const { Redis } = await import('ioredis')
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 })
+  // Offline (unreachable, reconnecting), a count fails at once rather than queueing: the limiter
+  // lets the request through (skipOnError) without waiting. Slow, it fails after commandTimeout.
+  const redis = new Redis(config.redisUrl, {
+    maxRetriesPerRequest: 1,
+    commandTimeout: 500,
+    connectTimeout: 2000,
+    enableOfflineQueue: false,
+  })
   redis.on('error', (error) => app.log.warn({ err: error }, 'redis'))
   app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())))
+  // Connected before the first request is counted, when it can be within the connect timeout.
+  await once(redis, 'ready', { signal: AbortSignal.timeout(2000) }).catch(() =>
+    app.log.warn('redis not ready: rate limits not counted until it is'),
+  )
   return redis
 }
 

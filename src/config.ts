@@ -2,6 +2,7 @@
 // Ajv validates the variables against the schema below: text coerced to the declared type,
 // defaults applied, the environment's other variables dropped.
 import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import { CronExpressionParser } from 'cron-parser'
 
 export type Edition = 'enterprise' | 'park'
 
@@ -227,6 +228,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError('invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }
+  if (config.parkUrl !== undefined && !isHttpUrl(config.parkUrl)) {
+    throw new ConfigError(
+      `invalid configuration: PARK_URL must be an http(s) URL of the park edition (http://host:port), got "${config.parkUrl}"`,
+    )
+  }
+  const cronProblem = cronExpressionProblem(config.push.reconcileCron)
+  if (cronProblem) throw new ConfigError(`invalid configuration: SYNC_RECONCILE_CRON: ${cronProblem}, got "${config.push.reconcileCron}"`)
   const parkSettings = [config.parkUrl, config.parkUser, config.parkPassword].filter((value) => value !== undefined)
   if (parkSettings.length !== 0 && parkSettings.length !== 3) {
     throw new ConfigError('invalid configuration: PARK_URL, PARK_USER and PARK_PASSWORD go together (set all three or none)')
@@ -250,6 +258,24 @@ function pushSettings(raw: Environment): Config['push'] {
     superviseSeconds: raw.SYNC_SUPERVISE_SECONDS,
     parkTimeoutMs: raw.PARK_TIMEOUT_MS,
     probeMs: raw.SYNC_PARK_PROBE_MS,
+  }
+}
+
+/** An http or https URL with a host (a port, if any, within 1..65535: the URL parser's own rule). */
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false
+  const url = new URL(text)
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+}
+
+/** Why a cron expression would not run, as pg-boss's parser (cron-parser) says; undefined when it would. */
+function cronExpressionProblem(expression: string): string | undefined {
+  try {
+    // As pg-boss parses its schedules (its timekeeper: UTC, not strict).
+    CronExpressionParser.parse(expression, { tz: 'UTC', strict: false })
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
   }
 }
 

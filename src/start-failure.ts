@@ -11,6 +11,8 @@ interface Failure {
   code?: string
   message: string
   syscall?: string
+  /** The name a failed look-up (getaddrinfo) was of. */
+  hostname?: string
 }
 
 /** The first error in the chain (cause, AggregateError.errors) that carries a code, else the error itself. */
@@ -49,16 +51,26 @@ function listenFailure(code: string, { port, host }: Where): string | undefined 
   return undefined
 }
 
+/** HOST a name that does not resolve (the listen's look-up of it failed, not the database's). */
+function hostFailure(failure: Failure, { host }: Where): string | undefined {
+  const lookup = failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN'
+  if (!lookup || failure.hostname !== host) return undefined
+  return `HOST ${host} is not a name this machine resolves (${failure.code}): set HOST to one of its addresses, or to 0.0.0.0`
+}
+
 function databaseFailure(failure: Failure, where: Where): string | undefined {
   const db = databaseShown(where.databaseUrl)
   const why = oneLine(failure.message)
   const code = failure.code ?? ''
-  if (['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(code) || /timeout .*connect/i.test(why)) {
+  const timedOut = /timeout .*connect|connection timeout/i.test(why)
+  if (['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(code) || timedOut) {
     return `the database at ${db} is unreachable (${code || why}): start PostgreSQL there, or set DATABASE_URL to a reachable server`
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return `the database host in DATABASE_URL (${db}) is unknown (${code}): correct the host name in DATABASE_URL`
   }
+  if (/does not support SSL/i.test(why))
+    return `the database at ${db} does not support SSL, which DATABASE_URL asks for (sslmode): drop sslmode from DATABASE_URL, or enable SSL on the server`
   if (code === '28P01' || code === '28000')
     return `the database at ${db} refused the login (${why}): correct the user and password in DATABASE_URL`
   if (code === '3D000') return `the database at ${db} does not exist (${why}): create it (createdb), or correct the name in DATABASE_URL`
@@ -73,7 +85,10 @@ function databaseFailure(failure: Failure, where: Where): string | undefined {
 /** One line for a start that failed: the cause and what to do about it. */
 export function describeStartFailure(error: unknown, where: Where): string {
   const failure = rootFailure(error)
-  const known = (failure.syscall === 'listen' && listenFailure(failure.code ?? '', where)) || databaseFailure(failure, where)
+  const known =
+    (failure.syscall === 'listen' && listenFailure(failure.code ?? '', where)) ||
+    hostFailure(failure, where) ||
+    databaseFailure(failure, where)
   if (known) return `cannot start: ${known}`
   return `cannot start: ${oneLine(failure.message)} (run with LOG_LEVEL=debug to see where)`
 }

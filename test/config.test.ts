@@ -35,6 +35,8 @@ t.test('bad values are refused, naming the variable', async (t) => {
     { DATABASE_URL: 'mysql://x' },
     { SYNC_PARK_PROBE_MS: '10' },
     { SYNC_PARK_PROBE_MS: '600000' },
+    { SYNC_RECONCILE_CRON: '61 3 * * *' },
+    { SYNC_RECONCILE_CRON: 'a b c d e' },
   ]
   for (const env of cases) {
     const name = Object.keys(env)[0]
@@ -47,6 +49,16 @@ t.test('bad values are refused, naming the variable', async (t) => {
     }
   }
   t.throws(() => loadConfig({}), /^invalid configuration: DATABASE_URL is required$/)
+  const park = { PARK_USER: 'ent-1', PARK_PASSWORD: 'password-1' }
+  for (const url of ['http://a b', 'http://[::1', 'https://:80', 'http://host:99999', 'http://exa%mple', 'http://']) {
+    t.throws(() => loadConfig({ ...base, ...park, PARK_URL: url }), /^invalid configuration: PARK_URL must be an http\(s\) URL/, url)
+  }
+  t.equal(loadConfig({ ...base, ...park, PARK_URL: 'https://park.example:8443/base' }).parkUrl, 'https://park.example:8443/base')
+  t.throws(
+    () => loadConfig({ ...base, SYNC_RECONCILE_CRON: '61 3 * * *' }),
+    /^invalid configuration: SYNC_RECONCILE_CRON: Constraint error, got value 61 expected range 0-59, got "61 3 \* \* \*"$/,
+    'checked with the settings, with a park or without',
+  )
   t.throws(
     () => loadConfig({ ...base, EDITION: 'central', PORT: 'abc' }),
     /^invalid configuration: EDITION must be one of enterprise, park, PORT must be integer$/,

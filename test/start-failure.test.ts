@@ -31,6 +31,18 @@ t.test('each known cause has its line: the cause, then the fix', async (t) => {
     // The cause may sit deeper: wrapped, or one of several (a host with two addresses).
     [new Error('migration failed', { cause: coded('ECONNREFUSED') }), /is unreachable \(ECONNREFUSED\)/],
     [new AggregateError([coded('ECONNREFUSED')], 'connect'), /is unreachable \(ECONNREFUSED\)/],
+    [
+      coded('ENOTFOUND', 'getaddrinfo ENOTFOUND nohost.invalid', { syscall: 'getaddrinfo', hostname: 'nohost.invalid' }),
+      /^cannot start: the database host in DATABASE_URL .* is unknown/,
+    ],
+    [
+      new Error('Connection terminated due to connection timeout'),
+      /^cannot start: the database at db\.example:5433\/safety is unreachable .*DATABASE_URL/,
+    ],
+    [
+      new Error('The server does not support SSL connections'),
+      /^cannot start: the database at .* does not support SSL.*: drop sslmode from DATABASE_URL/,
+    ],
     [new Error('something\n  unexpected'), /^cannot start: something unexpected \(run with LOG_LEVEL=debug to see where\)$/],
   ]
   for (const [error, expected] of cases) {
@@ -38,6 +50,12 @@ t.test('each known cause has its line: the cause, then the fix', async (t) => {
     t.match(line, expected, line)
     t.notMatch(line, /\n|secret/, 'one line, no password')
   }
+  const unresolved = coded('ENOTFOUND', 'getaddrinfo ENOTFOUND nohost.invalid', { syscall: 'getaddrinfo', hostname: 'nohost.invalid' })
+  t.match(
+    describeStartFailure(unresolved, { ...where, host: 'nohost.invalid' }),
+    /^cannot start: HOST nohost\.invalid is not a name this machine resolves \(ENOTFOUND\): set HOST/,
+    'HOST, not the database, when it is the name that did not resolve',
+  )
 })
 
 const run = promisify(execFile)

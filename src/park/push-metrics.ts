@@ -16,27 +16,28 @@ export function registerPushMetrics(
   // Scrapes cannot load the database: its reads are shared and kept a second.
   const counts = cachedRead(() => sync.counts(withAttachments(resources.all)), PAGE_READ_TTL_MS, clock)
   const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS, clock)
-  // One query a scrape sets both: records by state, and the oldest pending age (registered after
-  // the records, so set by their collect before it is read).
-  const oldest = new Gauge({
-    name: 'sync_oldest_pending_seconds',
-    help: 'Age of the oldest write still waiting to be pushed (0 when none).',
-    registers: [],
-  })
+  // One query a scrape (shared) for both: records by state, and the oldest pending age. Each gauge
+  // reads it in its own collect: a scrape collects every gauge at once, so one setting the other
+  // would leave it the previous scrape's value.
   const records = new Gauge({
     name: 'sync_records',
     help: 'Records and attachments (tombstones included) by resource (`riskUnit`, `riskUnit/attachment`, ...) and sync state (pending, synced, failed).',
     labelNames: ['resource', 'state'] as const,
     registers: [metrics],
     async collect() {
-      const all = await counts()
-      for (const resource of all) {
+      for (const resource of await counts()) {
         for (const state of ['pending', 'synced', 'failed'] as const) records.set({ resource: resource.resource, state }, resource[state])
       }
-      oldest.set(Math.max(0, ...all.map((resource) => resource.oldestPendingSeconds ?? 0)))
     },
   })
-  metrics.registerMetric(oldest)
+  new Gauge({
+    name: 'sync_oldest_pending_seconds',
+    help: 'Age of the oldest write still waiting to be pushed (0 when none).',
+    registers: [metrics],
+    async collect() {
+      this.set(Math.max(0, ...(await counts()).map((resource) => resource.oldestPendingSeconds ?? 0)))
+    },
+  })
   if (!push) return
   const queue = new Gauge({
     name: 'park_push_jobs',
