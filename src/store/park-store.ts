@@ -3,7 +3,9 @@
 // - A pushed page is applied in one statement: the items arrive as one JSON array
 //   (json_to_recordset), are upserted by ("companyCode", id) where the held version is older, and
 //   the statement answers, per item, the version the park holds afterwards. The enterprise marks a
-//   record synced only when that is the version it pushed.
+//   record synced only when that is the version it pushed. It runs in a transaction holding the
+//   advisory lock of each enterprise of the page (for the resource): one enterprise's pages apply
+//   one after the other, so each statement's snapshot holds the pages before it.
 // - Digests: per bucket of ids (the leading hex digits of md5(id)), the number of records and an
 //   order-independent sum over (id, version, deleted). Equal digests mean equal holdings without
 //   shipping a record; differing buckets are narrowed down and only their (id, version, deleted)
@@ -65,7 +67,7 @@ export class ParkStore {
   }
 
   /**
-   * Applies pushed records (already validated) in one statement; answers per item the version the
+   * Applies pushed records (already validated) in one statement (see apply); answers per item the version the
    * park holds afterwards (null for an item the database refused: its error in `errors`).
    * A value the database refuses (a date that does not exist, say) fails the whole statement: the
    * page is then applied item by item, so that item alone fails (its error in `errors`).
