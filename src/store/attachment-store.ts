@@ -3,12 +3,12 @@
 // the bytes. Each write is one statement; an attachment's need to be pushed is its own
 // sync_status = 'pending', as for records, so the push bookkeeping of SyncStore serves both.
 import type pg from 'pg'
-import type { Queryable } from './database.ts'
+import { inTransaction, type Queryable } from './database.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import type { PendingPage } from './sync-store.ts'
-import { pushedBy } from './park-store.ts'
+import { lockPushes, pushedBy } from './park-store.ts'
 import { NOW } from './sql-text.ts'
 
 export interface AttachmentInput {
@@ -260,7 +260,12 @@ export class AttachmentStore {
    * version is newer or equal; answers the version held afterwards (the applied one, or the one
    * that was already there). 1006 when its record is not on the park (yet).
    */
-  async applyPushed(resource: ResourceDef, item: PushedAttachment, db: Queryable = this.pool): Promise<number | null> {
+  async applyPushed(resource: ResourceDef, item: PushedAttachment, db?: Queryable): Promise<number | null> {
+    // Under the lock of the enterprise's pushes to this table (lockPushes), in the caller's
+    // transaction (an Idempotency-Key's) or one of its own: the statement's snapshot, taken after
+    // the lock, holds every earlier push of the enterprise, so the version answered is the one held.
+    if (!db) return inTransaction(this.pool, (client) => this.applyPushed(resource, item, client))
+    await lockPushes(db, attachmentTarget(resource).table, [item.companyCode])
     const table = `"${attachmentTarget(resource).table}"`
     const columns = [
       'id',
@@ -306,11 +311,7 @@ export class AttachmentStore {
         ],
       ),
     )
-    if (rows[0].held !== null) return Number(rows[0].held)
-    // A row a concurrent push of the same attachment inserted is invisible to the statement's
-    // snapshot (it waited for it, then left it alone): read what is held now, in a fresh snapshot.
-    const now = await db.query(`SELECT version FROM ${table} WHERE "companyCode" = $1 AND id = $2`, [item.companyCode, item.id])
-    return now.rows.length > 0 ? Number(now.rows[0].version) : null
+    return rows[0].held === null ? null : Number(rows[0].held)
   }
 
   /** A missing or deleted record (the composite foreign key) is 1006. */

@@ -26,6 +26,26 @@ export function statementName(sql: string): string {
   return `s-${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`
 }
 
+/**
+ * `work` in a transaction on one connection of `pool`: committed when it resolves, rolled back when
+ * it throws (a connection whose rollback failed is discarded, not returned to the pool).
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
+    throw error
+  } finally {
+    client.release(broken)
+  }
+}
+
 /** A statement text as a prepared statement (its name from statementName). */
 export function prepared(text: string): { name: string; text: string } {
   return { name: statementName(text), text }

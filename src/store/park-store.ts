@@ -12,7 +12,7 @@
 //   listed.
 import type pg from 'pg'
 import type { FieldDef, ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { prepared } from './database.ts'
+import { inTransaction, prepared, type Queryable } from './database.ts'
 import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { SCALAR_TYPES } from './resource-sql.ts'
@@ -41,8 +41,16 @@ export interface HeldVersion {
   deleted: boolean
 }
 
-/** The lock one enterprise's pushes of one resource take (a transaction's; its key a hash of the text). */
+/** The lock one enterprise's pushes to one table take (a transaction's; its key a hash of the text). */
 const LOCK_SQL = prepared('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))')
+
+/**
+ * Takes, in the transaction `db` is in, the locks of these enterprises' pushes to `table` (each
+ * once, in a fixed order): pushes of one enterprise to one table apply one after the other.
+ */
+export async function lockPushes(db: Queryable, table: string, companies: string[]): Promise<void> {
+  for (const company of [...new Set(companies)].sort()) await db.query({ ...LOCK_SQL, values: [`${table}/${company}`] })
+}
 
 /** Most records one digest call lists (records: true). */
 export const DIGEST_RECORDS_LIMIT = 5000
@@ -112,23 +120,17 @@ export class ParkStore {
   private async apply(resource: ResourceDef, items: ApiRecord[], sent?: Buffer): Promise<(number | null)[]> {
     // Bytes go as a binary parameter: for json, the text itself.
     const page = sent ?? JSON.stringify(items)
-    const companies = [...new Set(items.map((item) => String(item.companyCode)))].sort()
-    const client = await this.pool.connect()
-    let broken: Error | undefined
-    try {
-      await client.query('BEGIN')
-      for (const company of companies) await client.query({ ...LOCK_SQL, values: [`${resource.table}/${company}`] })
-      const { rows: held } = await client.query({ ...this.applySql.get(resource.key)!, values: [page] })
-      await client.query('COMMIT')
-      const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
-      const versions = new Map(held.map((row) => [key(row.companyCode, row.id), Number(row.version)]))
-      return items.map((item) => versions.get(key(item.companyCode, item.id)) ?? null)
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
-      throw error
-    } finally {
-      client.release(broken)
-    }
+    const held = await inTransaction(this.pool, async (client) => {
+      await lockPushes(
+        client,
+        resource.table,
+        items.map((item) => String(item.companyCode)),
+      )
+      return (await client.query({ ...this.applySql.get(resource.key)!, values: [page] })).rows
+    })
+    const key = (companyCode: unknown, id: unknown) => `${String(companyCode)}\u0000${String(id)}`
+    const versions = new Map(held.map((row) => [key(row.companyCode, row.id), Number(row.version)]))
+    return items.map((item) => versions.get(key(item.companyCode, item.id)) ?? null)
   }
 
   /** Digests of the records of `companyCode` in each bucket (every prefix of one length, hex). */
