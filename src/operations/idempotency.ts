@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { BusinessError, Code, type Envelope, failure } from '../errors.ts'
-import type { Queryable } from '../store/database.ts'
+import { inTransaction, type Queryable } from '../store/database.ts'
 import { canonicalJson } from './canonical-json.ts'
 
 export interface IdempotentRequest {
@@ -32,10 +32,7 @@ export class Idempotency {
     const bodyHash = createHash('sha256')
       .update(canonicalJson(request.body ?? null))
       .digest('base64url')
-    const client = await this.pool.connect()
-    let release: Error | undefined
-    try {
-      await client.query('BEGIN')
+    const outcome = await inTransaction(this.pool, async (client): Promise<{ answer: Envelope } | { stored: StoredKey | undefined }> => {
       await client.query('DELETE FROM idempotency_key WHERE "userId" = $1 AND key = $2 AND "expiresAt" < now()', [
         request.userId,
         request.key,
@@ -47,17 +44,11 @@ export class Idempotency {
         [request.userId, request.key, request.operationId, bodyHash, this.ttlSeconds],
       )
       if (claimed.rowCount === 0) {
-        const { rows } = await client.query(
+        const { rows } = await client.query<StoredKey>(
           'SELECT "operationId", "bodyHash", response FROM idempotency_key WHERE "userId" = $1 AND key = $2',
           [request.userId, request.key],
         )
-        await client.query('ROLLBACK')
-        const stored = rows[0]
-        if (!stored) return this.run(request, write) // expired and removed meanwhile: claim it afresh
-        if (stored.operationId !== request.operationId || stored.bodyHash !== bodyHash) {
-          throw new BusinessError(Code.idempotencyMismatch, 'Idempotency-Key reused with a different body')
-        }
-        return stored.response as Envelope
+        return { stored: rows[0] }
       }
       let answer: Envelope
       try {
@@ -68,15 +59,23 @@ export class Idempotency {
         answer = failure(error.code, error.message)
       }
       await client.query('UPDATE idempotency_key SET response = $3 WHERE "userId" = $1 AND key = $2', [request.userId, request.key, answer])
-      await client.query('COMMIT')
-      return answer
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (release = rollbackError))
-      throw error
-    } finally {
-      client.release(release)
+      return { answer }
+    })
+    if ('answer' in outcome) return outcome.answer
+    const { stored } = outcome
+    if (!stored) return this.run(request, write) // expired and removed meanwhile: claim it afresh
+    if (stored.operationId !== request.operationId || stored.bodyHash !== bodyHash) {
+      throw new BusinessError(Code.idempotencyMismatch, 'Idempotency-Key reused with a different body')
     }
+    return stored.response
   }
+}
+
+/** A key already claimed: by which operation, for which body, and its answer. */
+interface StoredKey {
+  operationId: string
+  bodyHash: string
+  response: Envelope
 }
 
 /**
