@@ -1,4 +1,4 @@
-// `npm run bench`: every figure of issue 11 in one run, each with its target, printed as one table
+// `npm run bench`: every figure of docs/performance.md in one run, each with its target, printed as one table
 // (stdout) and as JSON (BENCH_JSON=<file>); progress on stderr. Machines are shared and noisy: the
 // write targets are ratios to a baseline measured in the same run, rounds alternating.
 //
@@ -53,7 +53,7 @@ try {
 
 const { groups, json, cpuProfDir, ...numbers } = settings
 const heading =
-  `Benchmark (issue 11), ${started.toISOString()}: ${os.cpus().length} CPUs; ${numbers.seconds} s per load run, ${numbers.connections} connections, ` +
+  `Benchmark, ${started.toISOString()}: ${os.cpus().length} CPUs; ${numbers.seconds} s per load run, ${numbers.connections} connections, ` +
   `${numbers.rounds} round(s) alternated; ${numbers.rows.toLocaleString('en-US')} rows, park ${numbers.parkRows.toLocaleString('en-US')}; PostgreSQL ${shown}`
 process.stdout.write('\n' + table(heading))
 if (json) {

@@ -1,4 +1,4 @@
-// CONTRACT §8: every variable validated at start; a bad value is one line naming the variable.
+// Every variable validated at start; a bad value is one line naming the variable.
 
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'

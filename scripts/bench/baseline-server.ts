@@ -5,8 +5,8 @@
 //   POST /bench/add          the record with all its fields and sync_status 'pending' (the outbox)
 //                            in ONE statement: the limit of this stack for the write
 //   POST /bench/add-history  the same write as the service's own statement (resource-sql.ts
-//                            insert: the record, whose first version is its add's history entry,
-//                            CONTRACT §11), to weigh what history costs an add
+//                            insert: the record, whose first version is its add's history entry),
+//                            to weigh what history costs an add
 // The database URL comes in BENCH_SERVER_DATABASE_URL. Once listening it sends {url} over IPC; it
 // closes and exits on the message 'stop' (or when the parent goes away).
 import Ajv2020Module from 'ajv/dist/2020.js'

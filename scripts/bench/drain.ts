@@ -36,8 +36,8 @@ async function whenHolds(databaseUrl: string, condition: string, since: number):
   }
 }
 
-// Whether any is left, not how many: counting 20 000 pending rows every 20 ms cost PostgreSQL as
-// much CPU as the settles being measured.
+// Whether any is left, not how many: counting the pending rows at every poll would cost PostgreSQL
+// as much as the settles being measured.
 const ALL_SYNCED = `SELECT NOT EXISTS (SELECT 1 FROM monitor_equip WHERE sync_status <> 'synced') AS answer`
 
 /** Fails the run unless the park holds every record pushed. */

@@ -35,8 +35,8 @@ export const settings = {
   rounds: Math.round(setting('BENCH_ROUNDS', 2, 1)),
   /**
    * Seconds of load before the measured runs, per load. The service's CPU per request keeps falling
-   * for 10–20 s of load (0.6–0.7 → 0.4–0.5 ms in A/B runs), the bare baseline's within a few: with
-   * 2 s, each run's first round paired a cold service with a warm baseline.
+   * for many seconds of load, the bare baseline's within a few: a short warm-up would pair a cold
+   * service with a warm baseline.
    */
   warmupSeconds: setting('BENCH_WARMUP_SECONDS', 10, 0),
   /** Records of the enterprise's generated tables (reads). */

@@ -196,7 +196,7 @@ function report(loads: Load[]): void {
   if (service) {
     rateRow(service, baseline, 'add', 'service, enterprise edition without park: monitorEquip/add', 0.85)
     // At 64 connections a p99 follows from the rate: the baseline's own, in the same rounds, tells
-    // what this machine allows (the machine: 16 ms for the baseline).
+    // what this machine allows.
     const p99s = service.runs.map((run) => run.result.latency.p99)
     const baselineP99s = baseline.runs.map((run) => run.result.latency.p99)
     addRow({

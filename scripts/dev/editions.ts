@@ -15,7 +15,7 @@ const EXIT_WITH_PARENT =
  * V8's heap settings of an edition: a young generation of at most 2 × 8 MB (by default V8 grows it
  * to 2 × 64 MB on this machine while the service starts, and keeps it) and an old generation that
  * grows by 30 % between full collections. Together they keep a busy edition under 200 MB resident,
- * at no measurable cost per request (`npm run bench` shows both).
+ * at no measurable cost per request (`npm run bench` shows both: docs/performance.md).
  */
 export const MAIN_V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=30']
 
@@ -23,17 +23,15 @@ export const MAIN_V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent
  * The environment an edition runs in, for glibc's malloc and Node's compile cache. A value already
  * set wins.
  * - At most two arenas (by default up to eight per core, one per thread that allocates: libuv's
- *   workers, V8's): 10–15 MB less resident under load in `npm run bench`.
+ *   workers, V8's): fewer arenas, less memory kept resident under load.
  * - Blocks of 1 MiB or more are mapped on their own and returned when freed. By default glibc
  *   raises that threshold to the largest block freed so far (up to 32 MiB): after a password hash
- *   (8 MiB, src/auth/passwords.ts) it kept such blocks in its arenas, resident for good. 6–15 MB
- *   less resident after the bench's loads (two A/B runs), within the noise per request.
+ *   (8 MiB, src/auth/passwords.ts) it kept such blocks in its arenas, resident for good.
  * And Node's compile cache from the first module on, in the directory src/main.ts would turn on
  * (module.enableCompileCache's default). main.ts turns it on only once it is itself loaded, and
  * loading a .ts file without the cache loads Node's TypeScript stripper (amaro, a WebAssembly
- * module): 0.1–0.2 s of CPU at every start. With the variable set, main.ts comes from the cache as
- * well and the stripper is never loaded: spawn to listening 1.51 → 1.40 s, CPU 1.76 → 1.58 s
- * (medians of seven starts, twice each).
+ * module) at every start. With the variable set, main.ts comes from the cache as well and the
+ * stripper is never loaded.
  */
 export function mainEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {

@@ -1,4 +1,4 @@
-// The demo's enterprise account on the park (CONTRACT §10): the enterprise edition pushes with an
+// The demo's enterprise account on the park: the enterprise edition pushes with an
 // `enterprise` account bound to its companyCode, not with the park's admin. Created (or its
 // password set again) through the park's own API once the park edition is ready.
 import { setTimeout as delay } from 'node:timers/promises'

@@ -1,4 +1,4 @@
-// CONTRACT §10: `enterprise` accounts exist on the park edition only, each bound to a companyCode.
+// `enterprise` accounts exist on the park edition only, each bound to a companyCode.
 import t from 'tap'
 import { startService } from '../helpers/service.ts'
 

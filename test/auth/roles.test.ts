@@ -1,4 +1,4 @@
-// CONTRACT §6: roles, and the order of checks 401 → 403 → 400/1002 → business rules.
+// Roles, and the order of checks 401 → 403 → 400/1002 → business rules.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'

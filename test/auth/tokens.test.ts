@@ -1,4 +1,4 @@
-// CONTRACT §6: login, refresh, logout, and every way a token can be wrong (2001 / 2002).
+// Login, refresh, logout, and every way a token can be wrong (2001 / 2002).
 
 import { createHmac, randomBytes, scryptSync } from 'node:crypto'
 import t from 'tap'

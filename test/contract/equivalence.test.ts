@@ -131,18 +131,18 @@ function compare(before: OpenApiDocument, after: OpenApiDocument): string[] {
     if (!current.has(operationId)) problems.push(`${operationId}: operation missing`)
     else problems.push(...differences(shape, current.get(operationId)).map((line) => `${operationId}${line}`))
   }
-  // Operations added since (issue 12: history, attachments) are additions: the breaking-change check governs them.
+  // Operations added since (history, attachments) are additions: the breaking-change check governs them.
   return problems
 }
 
 /**
  * The contract changes made since the split, undone: what remains must be the split document. Each
- * later issue that changes the contract on purpose lists its changes here (additions only; the
+ * later change to the contract made on purpose is listed here (additions only; the
  * breaking-change check guards the released contract).
  */
 function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   const copy: Node = structuredClone(document)
-  // Issue 10, the park supervises many enterprises: the `enterprise` role and its companyCode,
+  // The park supervises many enterprises: the `enterprise` role and its companyCode,
   // getById's companyCode, sync_error on records, the push answer's `held`, the status's
   // failedExhausted and reconcile, and three system operations.
   for (const path of ['/system/sync/reconcile', '/system/sync/digest', '/system/enterprise/list']) delete copy.paths[path]
@@ -150,7 +150,7 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const name of ['User', 'UserAddRequest', 'UserUpdateRequest']) delete schemas[name].properties.companyCode
   schemas.UserAddRequest.examples = schemas.UserAddRequest.examples.filter((example: Node) => example.role !== 'enterprise')
   for (const example of schemas.User.examples) delete example.companyCode
-  // And (issue 11, outside audits) names for the members of generated enums, and the status's failures.
+  // Names for the members of generated enums, and the status's failures.
   const added = new Set(['enterprise', 'sync_error', 'held', 'failedExhausted', 'reconcile', 'x-enum-varnames', 'x-enumNames', 'failures'])
   const undo = (node: Node): Node => {
     if (Array.isArray(node)) return node.filter((item) => !added.has(item)).map(undo)
@@ -158,7 +158,7 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
     if (node.$ref === '#/components/schemas/GetByIdRequest') return { ...node, $ref: '#/components/schemas/IdRequest' }
     return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (added.has(key) ? [] : [[key, undo(value)]])))
   }
-  // Issue 11, from a black-box audit: /system/refresh declares its optional empty body (and 400,
+  // /system/refresh declares its optional empty body (and 400,
   // 413) as logout does; user/list pages by pageNum only, its request without `after`.
   const refresh = copy.paths['/system/refresh'].post
   delete refresh.requestBody
@@ -166,7 +166,7 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   delete refresh.responses['200'].content['application/json'].examples.invalidParameter
   copy.paths['/system/user/list'].post.requestBody.content['application/json'].schema = { $ref: '#/components/schemas/ListRequest' }
   delete schemas.UserListRequest
-  // Issue 11, from a second audit: the examples of errors say what the service answers; an empty
+  // The examples of errors say what the service answers; an empty
   // body's schema says so once (additionalProperties), not twice.
   for (const [path, item] of Object.entries<Node>(copy.paths)) saidBefore(item, path.split('/')[2])
   saidBefore(copy.components.responses, '')

@@ -18,7 +18,7 @@ async function ok(path: string, body?: unknown, callToken = token) {
   return reply.body.data
 }
 
-// CONTRACT §1: the same operations on every resource of the registry, plus the system ones (7 + 9 × 7
+// The same operations on every resource of the registry, plus the system ones (7 + 9 × 7
 // + 2 = 72 when it was written). Counted from the document and the registry, so a new resource or
 // a new operation changes the count without changing this test.
 t.test('the document lists every resource operation for each resource of the registry, and the system ones', async (t) => {

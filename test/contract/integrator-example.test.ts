@@ -1,5 +1,5 @@
-// The README's integrator example is this file's region between `// example:start` and
-// `// example:end`, character for character: the README cannot drift from an example that runs
+// The integrator example of docs/sdk.md is this file's region between `// example:start` and
+// `// example:end`, character for character: the guide cannot drift from an example that runs
 // against the real service through the SDK (`safety-platform/sdk`, package.json "exports").
 
 import { readFile } from 'node:fs/promises'
@@ -49,10 +49,10 @@ export async function recordTankFarm(baseUrl: string, password: string) {
 }
 // example:end
 
-const README = new URL('../../README.md', import.meta.url)
-const HEADING = '## Integrating: the typed SDK'
+const GUIDE = new URL('../../docs/sdk.md', import.meta.url)
+const HEADING = '## An example'
 
-/** The text between the markers in this file, and the first ```ts block after the heading in the README. */
+/** The text between the markers in this file, and the first ```ts block after the heading in docs/sdk.md. */
 async function examples(): Promise<{ tested: string; documented: string }> {
   const source = await readFile(new URL(import.meta.url), 'utf8')
   const start = source.indexOf('// example:start\n')
@@ -60,19 +60,19 @@ async function examples(): Promise<{ tested: string; documented: string }> {
   if (start < 0 || end < start) throw new Error('the example markers are missing from this file')
   const tested = source.slice(start + '// example:start\n'.length, end)
 
-  const readme = await readFile(README, 'utf8')
-  const section = readme.indexOf(`\n${HEADING}\n`)
-  if (section < 0) throw new Error(`README.md has no "${HEADING}" section`)
-  const open = readme.indexOf('\n```ts\n', section)
-  const close = readme.indexOf('\n```\n', open + 1)
-  if (open < 0 || close < 0) throw new Error(`README.md's "${HEADING}" section has no \`\`\`ts block`)
-  return { tested, documented: readme.slice(open + '\n```ts\n'.length, close + 1) }
+  const guide = await readFile(GUIDE, 'utf8')
+  const section = guide.indexOf(`\n${HEADING}\n`)
+  if (section < 0) throw new Error(`docs/sdk.md has no "${HEADING}" section`)
+  const open = guide.indexOf('\n```ts\n', section)
+  const close = guide.indexOf('\n```\n', open + 1)
+  if (open < 0 || close < 0) throw new Error(`docs/sdk.md's "${HEADING}" section has no \`\`\`ts block`)
+  return { tested, documented: guide.slice(open + '\n```ts\n'.length, close + 1) }
 }
 
-t.test("the README's integrator example is the region tested here, character for character", async (t) => {
+t.test('the integrator example of docs/sdk.md is the region tested here, character for character', async (t) => {
   const { tested, documented } = await examples()
   t.ok(tested.includes('createSafetyClient'), 'the region holds the example')
-  t.equal(documented, tested, `README.md's ${HEADING} code block = this file's example region`)
+  t.equal(documented, tested, `docs/sdk.md's ${HEADING} code block = this file's example region`)
 })
 
 t.test('the example runs against the real service', async (t) => {

@@ -1,4 +1,4 @@
-// Issue 9: what a client sends never answers 5xx, and what the database cannot hold is refused
+// What a client sends never answers 5xx, and what the database cannot hold is refused
 // (each case below was answered 500, or accepted, before). The pure rules behind it are unit tests:
 // test/contract/storable.unit.test.ts, test/store/database-errors.unit.test.ts.
 import t from 'tap'

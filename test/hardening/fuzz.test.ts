@@ -4,7 +4,7 @@
 // surrogates included), numbers past a double's range as raw JSON text (`1e309`), deep nesting, long
 // arrays, wrong types, unknown and prototype keys, non-object bodies, foreign content types, bytes
 // that are not UTF-8. Properties of every answer:
-// - no 5xx; exactly the keys msg, code, data, success; the HTTP status the code has (CONTRACT §2);
+// - no 5xx; exactly the keys msg, code, data, success; the HTTP status the code has (the document's table of codes);
 // - a mutation that makes the body certainly invalid is refused (1000, or 1002; in add-batch, the
 //   item alone fails with 1002 while the others are processed);
 // - an accepted add is read back as sent, a refused one left nothing (and likewise per batch item).
@@ -45,7 +45,7 @@ const session = (await service.call('/system/login', { userName: 'admin', passwo
 const token: string = session.token
 const refreshToken: string = session.refresh_token
 
-/** CONTRACT §2: the HTTP status of each code. */
+/** The HTTP status of each code, as the document's table of codes gives it. */
 const STATUS: Record<number, number> = {
   0: 200,
   1000: 400,
@@ -337,7 +337,7 @@ function checkEnvelope(operation: Operation, { status, body }: Answer): void {
   if (typeof body.msg !== 'string' || !Number.isInteger(body.code) || typeof body.success !== 'boolean')
     throw new Error(`envelope types: ${where}`)
   if (!(body.code in STATUS)) throw new Error(`unknown code: ${where}`)
-  if (STATUS[body.code] !== status) throw new Error(`HTTP ${status} for code ${body.code} (CONTRACT: ${STATUS[body.code]}): ${where}`)
+  if (STATUS[body.code] !== status) throw new Error(`HTTP ${status} for code ${body.code} (the document: ${STATUS[body.code]}): ${where}`)
   if (body.success !== (body.code === 0)) throw new Error(`success ${body.success} with code ${body.code}: ${where}`)
   if (body.code !== 0 && body.data !== null) throw new Error(`a failure with data: ${where}`)
 }
@@ -466,7 +466,7 @@ t.test('every operation, every mutation: the envelope, never a 5xx, nothing inva
           answer.body.code,
           answer.body.msg.slice(0, 100),
         )
-      // A body over its operation's limit (issue 9: system operations a few KB) is 413/1010, whatever it holds.
+      // A body over its operation's limit (system operations: a few KB) is 413/1010, whatever it holds.
       if (answer.body.code === 1010 && !overLimit(operation, request.bytes)) {
         throw new Error(`a body of ${request.bytes?.length ?? 0} bytes answered 1010 under its limit: ${where}`)
       }

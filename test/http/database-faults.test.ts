@@ -1,4 +1,4 @@
-// CONTRACT §2: the database unreachable is 503/4001; anything unexpected is 500/-1 with a generic
+// The database unreachable is 503/4001; anything unexpected is 500/-1 with a generic
 // message; neither leaks anything internal, and the service recovers when the database is back.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'

@@ -1,4 +1,4 @@
-// CONTRACT §2: every answer is the envelope, with the right HTTP status and code.
+// Every answer is the envelope, with the right HTTP status and code.
 import net from 'node:net'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'

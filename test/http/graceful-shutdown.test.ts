@@ -1,4 +1,4 @@
-// CONTRACT §8: SIGTERM stops taking requests, finishes those in flight, then exits cleanly.
+// SIGTERM stops taking requests, finishes those in flight, then exits cleanly.
 
 import pg from 'pg'
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Issue 9, bounded everything: per-operation body limits (413/1010 before parsing), request, header
+// Everything bounded: per-operation body limits (413/1010 before parsing), request, header
 // and keep-alive timeouts, a statement and a connection timeout on the database (503/4001 in
 // bounded time), and /metrics and /health/ready that cannot be used to load the database.
 import net from 'node:net'

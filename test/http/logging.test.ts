@@ -1,4 +1,4 @@
-// CONTRACT §6: passwords are never logged; nor are tokens or Authorization headers. Each request
+// Passwords are never logged; nor are tokens or Authorization headers. Each request
 // leaves one completion line carrying its request id.
 
 import { Writable } from 'node:stream'

@@ -1,4 +1,4 @@
-// CONTRACT §8: GET /metrics is Prometheus text, unauthenticated and not rate limited: requests by
+// GET /metrics is Prometheus text, unauthenticated and not rate limited: requests by
 // operationId and business code, latency by operationId, the database pool's use.
 
 import { Gauge } from 'prom-client'

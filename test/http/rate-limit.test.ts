@@ -1,4 +1,4 @@
-// CONTRACT §6, issue 9: the API limited per user; login per client address and per (user name,
+// Rate limits: the API limited per user; login per client address and per (user name,
 // address), so nobody elsewhere can lock an account; 429/1009 with Retry-After. Counted in the store
 // every instance shares (PostgreSQL, or Redis with REDIS_URL): two instances allow the rate, not twice it.
 

@@ -1,4 +1,4 @@
-// Issue 9: `X-Content-Type-Options: nosniff` on every answer, refusals included; a strict CSP with
+// Security headers: `X-Content-Type-Options: nosniff` on every answer, refusals included; a strict CSP with
 // frame-ancestors on /docs and a CSP that loads nothing on API answers (helmet); CORS off
 // unless CORS_ORIGINS names the origins allowed (@fastify/cors).
 import t from 'tap'

@@ -1,4 +1,4 @@
-// CONTRACT §1, §8: Swagger UI at /docs, served offline, without a token and without rate limit;
+// Swagger UI at /docs, served offline, without a token and without rate limit;
 // /openapi.json and /openapi.yaml stay the published document. (The page itself, driven in a real
 // browser, is test/browser/swagger-ui.browser.ts: `npm run test:browser`.)
 import { readFile } from 'node:fs/promises'

@@ -1,4 +1,4 @@
-// CONTRACT §12: files attached to records: types proven by their bytes, strict base64, a size
+// Attachments: files attached to records: types proven by their bytes, strict base64, a size
 // limit (±1 byte), live records only, 1012 on deleting a record with live attachments, idempotent
 // deletes, reads for every role and writes for operator and admin.
 import { createHash } from 'node:crypto'

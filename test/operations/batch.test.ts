@@ -1,4 +1,4 @@
-// CONTRACT §5 add-batch: 1..500 items, each validated and stored on its own, partial success.
+// add-batch: 1..500 items, each validated and stored on its own, partial success.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'

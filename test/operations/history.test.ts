@@ -1,4 +1,4 @@
-// CONTRACT §11: one history entry per business write, in the write's own statement; `history` reads
+// Record history: one entry per business write, in the write's own statement; `history` reads
 // them newest first, deleted records included; a no-op update adds nothing.
 import t from 'tap'
 import { example, record } from '../helpers/fixtures.ts'

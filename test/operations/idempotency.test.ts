@@ -1,4 +1,4 @@
-// CONTRACT §5 Idempotency-Key: replay of the first answer, 1007 for another body, concurrent
+// Idempotency-Key: replay of the first answer, 1007 for another body, concurrent
 // requests write once, keys scoped per user (by the never-reused id), keys expire.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'

@@ -1,4 +1,4 @@
-// SPEC "Behaviour of add on monitoring equipment" and CONTRACT §5: checks in order, uniqueness,
+// The add of monitoring equipment: checks in order, uniqueness,
 // thresholds, partial update, idempotent tombstone delete, ids never reused.
 
 import pg from 'pg'

@@ -1,4 +1,4 @@
-// Paging at any depth (issue 11): a `next` cursor walks every record exactly once in the page's
+// Paging at any depth: a `next` cursor walks every record exactly once in the page's
 // order (ties, nulls and either direction included), and totals are exact up to 10 000 matches,
 // estimated and flagged beyond.
 import t, { type Test } from 'tap'

@@ -1,4 +1,4 @@
-// CONTRACT §4: getById, list (paged, newest first) and search (conditions, orderBy, bound values).
+// getById, list (paged, newest first) and search (conditions, orderBy, bound values).
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'

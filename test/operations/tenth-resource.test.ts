@@ -1,4 +1,4 @@
-// The recipe of README "Adding a resource", followed for a throw-away tenth resource: in a temporary
+// The recipe of docs/adding-a-resource.md, followed for a throw-away tenth resource: in a temporary
 // copy of the service, its schema file and paths file are written, their $ref lines and its key
 // (ResourceKey) added to the contract's root, its migration and its registry entry written, and the
 // contract bundled; then the copy's own service is started (its buildApp, over its files) and

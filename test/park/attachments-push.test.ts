@@ -1,7 +1,7 @@
-// CONTRACT §11 on the park (one history entry per applied push) and §12 (attachments pushed after
+// History on the park (one history entry per applied push) and attachments (pushed after
 // their records, keyed by companyCode and id, in pages bounded by bytes): the bytes on the park are
 // the bytes sent, after the park was down while they were written; an attachment is synced only when
-// the park says it holds the pushed version (§10).
+// the park says it holds the pushed version.
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'

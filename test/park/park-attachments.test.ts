@@ -1,4 +1,4 @@
-// CONTRACT §10 and §12: on the park attachments are keyed by (companyCode, id), and several
+// Attachments on the park: they are keyed by (companyCode, id), and several
 // enterprises may use one attachment id or one record id. attachment/get and attachment/list then
 // behave as getById: without `companyCode` they answer when one enterprise holds the id, 1002
 // naming `companyCode` when several do, and the named enterprise's when it is given.

@@ -1,5 +1,5 @@
-// CONTRACT §10 with real processes: one park edition and three enterprise editions (different
-// companyCodes, overlapping ids), each pushing with its own `enterprise` account of the park.
+// A park and its enterprises, with real processes: one park edition and three enterprise editions
+// (different companyCodes, overlapping ids), each pushing with its own `enterprise` account of the park.
 // Under a write load with the park restarted in the middle, every enterprise's live records and
 // tombstones on the park equal its own, field for field; the park is not an author; an enterprise
 // account cannot push or read another enterprise's records; two records swapping their monitorCode
@@ -9,6 +9,7 @@ import pg from 'pg'
 import t from 'tap'
 import { pushedRecord, record } from '../helpers/fixtures.ts'
 import { type EditionProcess, eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
+import { adminDatabaseUrl } from '../helpers/service.ts'
 
 const TABLES: Record<string, string> = {
   monitorEquip: 'monitor_equip',
@@ -58,6 +59,11 @@ const sql = async <T = any>(databaseUrl: string, text: string, values: unknown[]
   } finally {
     await client.end()
   }
+}
+
+/** A statement run on the server's administrative database (creating and dropping databases). */
+const administer = async (text: string): Promise<void> => {
+  await sql(adminDatabaseUrl(), text)
 }
 
 /** Every row of a company (tombstones included), every column but the push bookkeeping. */
@@ -327,10 +333,15 @@ t.test('reconciliation: records removed from the park by hand are found and push
 
 t.test('reconciliation: the park database restored from an earlier copy', async (t) => {
   const [, , enterprise] = enterprises
-  const dump = `${process.env.TMPDIR ?? '/tmp'}/park-${process.pid}.dump`
-  const { execFileSync } = await import('node:child_process')
-  // The park's data, not its job queue (pg-boss, housekeeping): its partitioned tables do not survive pg_restore --clean.
-  execFileSync('pg_dump', ['--format=custom', '--exclude-schema=pgboss', '--file', dump, park.databaseUrl])
+  // The copy is made by the server itself (a database created from the park's as its template),
+  // so the test needs no client program beside the service: only the park may not be connected.
+  const parkDatabase = new URL(park.databaseUrl).pathname.slice(1)
+  const copy = `${parkDatabase}_copy`
+  t.after(() => administer(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`))
+  await park.stop()
+  await administer(`CREATE DATABASE ${copy} TEMPLATE ${parkDatabase}`)
+  await park.start()
+  parkToken = await loginTo(park.url)
   // The enterprise writes on: adds, updates and deletes the park acknowledges...
   const url = `${enterprise.edition.url}/prevent/riskUnit`
   for (let i = 0; i < 30; i++) await post(`${url}/add`, { id: `RU-LATER-${i}`, riskUnitName: 'later' }, enterprise.token)
@@ -344,7 +355,8 @@ t.test('reconciliation: the park database restored from an earlier copy', async 
   await assertParkHolds(t, enterprise, 'before the restore')
   // ...then the park loses them: its database comes back from the copy taken earlier.
   await park.stop()
-  execFileSync('pg_restore', ['--clean', '--if-exists', '--no-owner', '--dbname', park.databaseUrl, dump])
+  await administer(`DROP DATABASE ${parkDatabase} WITH (FORCE)`)
+  await administer(`CREATE DATABASE ${parkDatabase} TEMPLATE ${copy}`)
   await park.start()
   parkToken = await loginTo(park.url)
   t.ok(await settled(enterprise), 'the enterprise believes everything synced')

@@ -1,4 +1,4 @@
-// CONTRACT §4 and §10: on the park several enterprises may hold one id, written in the same second.
+// Paging on the park: several enterprises may hold one id, written in the same second.
 // Their order is still total (updateTime desc, id asc, then companyCode asc), so paging by `next`
 // or by `pageNum` reads each enterprise's record exactly once.
 import t from 'tap'

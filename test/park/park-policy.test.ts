@@ -1,4 +1,4 @@
-// The park edition's policy (CONTRACT §10), as a pure function: business writes refused for every
+// The park edition's policy, as a pure function: business writes refused for every
 // role, pushes only from admin and enterprise accounts, reads left to the roles.
 import t from 'tap'
 import { Code } from '../../src/errors.ts'

@@ -1,4 +1,4 @@
-// The drain's pages (CONTRACT §7): read in push order, bounded by count and by bytes, several of a
+// The drain's pages: read in push order, bounded by count and by bytes, several of a
 // resource pushed at once, and still a child after its parent and an attachment after its record,
 // with every record at its latest version on the park.
 import pg from 'pg'

@@ -1,4 +1,4 @@
-// SPEC rule 4 and CONTRACT §7: every acknowledged write reaches the park edition, field for field,
+// The push to the park: every acknowledged write reaches the park edition, field for field,
 // by id and version; a failing park never changes a write's answer.
 import t from 'tap'
 import { PARENT_FIELD, pushedRecord, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'

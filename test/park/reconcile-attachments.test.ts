@@ -1,4 +1,4 @@
-// Reconciliation covers attachments (issue 10 point 4, issue 12 point 3), with real processes: an
+// Reconciliation covers attachments, with real processes: an
 // attachment removed from the park's database by hand, or held there at an older version (as after
 // a restore from an older dump), is found by comparing digests and pushed again, and the park then
 // holds the very bytes sent (sha256). When nothing differs, a reconciliation reads one digest per

@@ -1,6 +1,6 @@
-// CONTRACT §10, nothing stranded: a record the park can never apply ends `failed` with its reason
+// Nothing stranded: a record the park can never apply ends `failed` with its reason
 // readable through the API (and usable in search), counted in /system/sync/status and /metrics, and
-// the sweep re-queues it a bounded number of times, not forever. An attachment too (§12), though
+// the sweep re-queues it a bounded number of times, not forever. An attachment too, though
 // the park refuses it with an HTTP error status (403) where it refuses a record's item inside a 200.
 import t, { type Test } from 'tap'
 import { record } from '../helpers/fixtures.ts'

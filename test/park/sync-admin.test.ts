@@ -1,4 +1,4 @@
-// CONTRACT §7: retries exhausted → failed, with the last error kept; POST /system/sync/retry (admin)
+// The push's administration: retries exhausted → failed, with the last error kept; POST /system/sync/retry (admin)
 // queues failed records again; /system/sync/status counts them.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'

@@ -1,4 +1,4 @@
-// Issue 9: housekeeping on a schedule (pg-boss): expired Idempotency-Keys, revoked sessions and
+// Housekeeping on a schedule (pg-boss): expired Idempotency-Keys, revoked sessions and
 // rate-limit counters are pruned, not only when a key is reused; what is still in force stays.
 import { once } from 'node:events'
 import { PgBoss } from 'pg-boss'

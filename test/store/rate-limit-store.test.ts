@@ -1,4 +1,4 @@
-// Issue 11: the PostgreSQL rate-limit store counts far below a limit here and sends the counts in
+// The PostgreSQL rate-limit store counts far below a limit here and sends the counts in
 // one statement, exactly near and over it (store/rate-limit-store.ts). What it answers, and what
 // the database holds once counts are sent, on a real database; two stores stand for two instances.
 import pg from 'pg'
