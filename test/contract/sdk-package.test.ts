@@ -1,7 +1,8 @@
 // The SDK as an installable package (sdk/): `npm run sdk:pack` builds and packs it; a plain Node
 // project outside the repository installs the tarball and runs sdk/README.md's ES module and CommonJS
 // examples, word for word, against the real service, each printing what its `// prints:` comments
-// say; a TypeScript project type-checks against the declarations the package ships.
+// say; a bundler bundles the ES module example into a file that runs on its own; a TypeScript
+// project type-checks against the declarations the package ships.
 //
 // The install is offline with an empty npm cache: the SDK's dependencies are packed from this
 // repository's node_modules and installed beside the tarball, so npm resolves the SDK's declared
@@ -11,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { build } from 'rolldown'
 import t from 'tap'
 import { packSdk, readSdkManifest, SDK_DIR } from '../../scripts/sdk/pack.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
@@ -133,6 +135,26 @@ t.test("the README's ES module and CommonJS examples run as plain JavaScript aga
     const stored = await service.call('/prevent/riskUnit/getById', { id }, { token })
     t.equal(stored.body.data?.riskUnitName, name, `${id} stored`)
   }
+})
+
+t.test('a bundler takes the ES module example, the SDK and openapi-fetch into one file that runs on its own', async (t) => {
+  const service = await startService(t)
+  const example = readmeBlock(readme, 'Use it from an ES module', 'js')
+  writeFileSync(path.join(project, 'bundled-example.mjs'), example)
+  const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'sdk-bundle-'))
+  t.teardown(() => rmSync(elsewhere, { recursive: true, force: true }))
+  const bundle = path.join(elsewhere, 'example.mjs')
+  await build({
+    input: path.join(project, 'bundled-example.mjs'),
+    cwd: project,
+    platform: 'node',
+    logLevel: 'silent',
+    output: { file: bundle, format: 'esm' },
+  })
+  t.notMatch(readFileSync(bundle, 'utf8'), /from ["'](openapi-fetch|@safety-platform\/sdk)["']/, 'nothing left to import')
+  const env = { PATH: process.env.PATH, SAFETY_URL: service.url, SAFETY_USER: 'admin', SAFETY_PASSWORD: ADMIN_PASSWORD }
+  const { stdout } = await run(process.execPath, [bundle], { cwd: elsewhere, env, encoding: 'utf8' })
+  t.same(stdout.trimEnd().split('\n'), printed(example))
 })
 
 t.test('a TypeScript project type-checks against the declarations, for import and require', async (t) => {
