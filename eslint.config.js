@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'generated/', 'coverage/', '.tap/', '.data/', 'test/artifacts/'] },
+  { ignores: ['node_modules/', 'generated/', 'coverage/', '.tap/', '.data/', 'test/artifacts/', 'sdk/dist/', 'sdk/pack/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

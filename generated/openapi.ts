@@ -4425,7 +4425,7 @@ export type components = {
          *
          *     Cross-field rules (checked on `add` and, on `update`, on the record as it would be after the update):
          *     - workStartTime and workEndTime are required (not null) when checkCycleUnit is 小时; 1002 naming checkCycleUnit and the missing field
-         *     - taskNum is required (not null, not empty) when workType is set and not 0; 1002 naming workType and taskNum
+         *     - taskNum is required (not null, not empty, not only white space, U+3000 and U+00A0 included) when workType is set and not 0; 1002 naming workType and taskNum
          * @example {
          *       "id": "TT-001",
          *       "riskMeasureId": "RM-001",
@@ -4470,7 +4470,7 @@ export type components = {
              * @enum {string|null}
              */
             workType?: "0" | "1" | "2" | "3" | null;
-            /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
+            /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum?: string | null;
         };
         /**
@@ -4510,7 +4510,7 @@ export type components = {
              * @enum {string|null}
              */
             workType?: "0" | "1" | "2" | "3" | null;
-            /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
+            /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum?: string | null;
         };
         /**
@@ -4567,7 +4567,7 @@ export type components = {
              * @enum {string|null}
              */
             workType: "0" | "1" | "2" | "3" | null;
-            /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty) when `workType` is set and not `0`. Optional; null when not set. */
+            /** @description Task number of the responsible-person inspection (任务数). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `workType` is set and not `0`. Optional; null when not set. */
             taskNum: string | null;
         } & components["schemas"]["ServerKeptFields"];
         /**
@@ -4835,7 +4835,7 @@ export type components = {
          *     References (1006 when the parent is missing or deleted): `riskMeasureId` → riskMeasures, `checkRecordId` → troubleshootRecord.
          *
          *     Cross-field rules (checked on `add` and, on `update`, on the record as it would be after the update):
-         *     - checkAcceptPerson (not null, not empty) and checkAcceptTime (not null) are required when dangerState is 9; 1002 naming dangerState and the missing field
+         *     - checkAcceptPerson (not null, not empty, not only white space, U+3000 and U+00A0 included) and checkAcceptTime (not null) are required when dangerState is 9; 1002 naming dangerState and the missing field
          *     - on update dangerState may only move 0 -> 1, 1 -> 9 or 1 -> 0; 9 is final; any other change answers 1011 (sending the current value again is not a transition and is accepted)
          *
          *     State machine on `dangerState` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 0 → 1; 1 → 9 / 0; 9 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history, CONTRACT §11).
@@ -4921,7 +4921,7 @@ export type components = {
              * @enum {string}
              */
             dangerState: "0" | "1" | "9";
-            /** @description Person who accepted the rectification (验收人). Required when `dangerState` is `9`. Optional; null when not set. */
+            /** @description Person who accepted the rectification (验收人). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `dangerState` is `9`. Optional; null when not set. */
             checkAcceptPerson?: string | null;
             /** @description Date of acceptance `YYYY-MM-DD` (验收日期). Required when `dangerState` is `9`. Optional; null when not set. */
             checkAcceptTime?: components["schemas"]["Date"] | null;
@@ -4993,7 +4993,7 @@ export type components = {
              * @enum {string}
              */
             dangerState?: "0" | "1" | "9";
-            /** @description Person who accepted the rectification (验收人). Required when `dangerState` is `9`. Optional; null when not set. */
+            /** @description Person who accepted the rectification (验收人). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `dangerState` is `9`. Optional; null when not set. */
             checkAcceptPerson?: string | null;
             /** @description Date of acceptance `YYYY-MM-DD` (验收日期). Required when `dangerState` is `9`. Optional; null when not set. */
             checkAcceptTime?: components["schemas"]["Date"] | null;
@@ -5092,7 +5092,7 @@ export type components = {
              * @enum {string}
              */
             dangerState: "0" | "1" | "9";
-            /** @description Person who accepted the rectification (验收人). Required when `dangerState` is `9`. Optional; null when not set. */
+            /** @description Person who accepted the rectification (验收人). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `dangerState` is `9`. Optional; null when not set. */
             checkAcceptPerson: string | null;
             /** @description Date of acceptance `YYYY-MM-DD` (验收日期). Required when `dangerState` is `9`. Optional; null when not set. */
             checkAcceptTime: components["schemas"]["Date"] | null;
@@ -5221,7 +5221,8 @@ export type components = {
          *     Cross-field rules (checked on `add` and, on `update`, on the record as it would be after the update):
          *     - planEndTime must be after planStartTime; 1002 naming planStartTime and planEndTime
          *     - workLevel must be 1..3 when workType is 1 (hot work), 1..4 when workType is 4 (work at height), 1..3 when workType is 5 (lifting), and null for every other workType; 1002 naming workType and workLevel
-         *     - contractorOrg is required (not null, not empty) when isContractorWork is 1; 1002 naming isContractorWork and contractorOrg
+         *     - workLevel is required (not null) when workType is 1 (hot work), 4 (work at height) or 5 (lifting), also when an update changes workType; 1002 naming workType and workLevel
+         *     - contractorOrg is required (not null, not empty, not only white space, U+3000 and U+00A0 included) when isContractorWork is 1; 1002 naming isContractorWork and contractorOrg
          *     - on update ticketStatus may only move 1 -> 2, 2 -> 3, 1 -> 4 or 2 -> 4; 3 and 4 are final; any other change answers 1011 (sending the current value again is not a transition and is accepted)
          *
          *     State machine on `ticketStatus` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 1 → 2 / 4; 2 → 3 / 4; 3 final; 4 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history, CONTRACT §11).
@@ -5259,7 +5260,7 @@ export type components = {
              */
             workType: "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8";
             /**
-             * @description Work level (作业级别), meaning depends on `workType`: hot work `1` special (特级动火), `2` level 1 (一级动火), `3` level 2 (二级动火); work at height `1`..`4` = level Ⅰ..Ⅳ (Ⅰ级..Ⅳ级高处作业); lifting `1`..`3` = level 1..3 (一级..三级吊装). Must be null or absent for the other work types. Optional; null when not set.
+             * @description Work level (作业级别), meaning depends on `workType`: hot work `1` special (特级动火), `2` level 1 (一级动火), `3` level 2 (二级动火); work at height `1`..`4` = level Ⅰ..Ⅳ (Ⅰ级..Ⅳ级高处作业); lifting `1`..`3` = level 1..3 (一级..三级吊装). Required when `workType` is `1`, `4` or `5` (also when an `update` changes `workType` to one of them): 1002 naming `workLevel`. Must be null or absent for the other work types; null when not set.
              * @enum {string|null}
              */
             workLevel?: "1" | "2" | "3" | "4" | null;
@@ -5293,7 +5294,7 @@ export type components = {
              * @enum {string|null}
              */
             isContractorWork?: "0" | "1" | null;
-            /** @description Contractor organisation (承包商单位). Required when `isContractorWork` is `1`. Optional; null when not set. */
+            /** @description Contractor organisation (承包商单位). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `isContractorWork` is `1`. Optional; null when not set. */
             contractorOrg?: string | null;
             /** @description Hazards identified for the work (危害辨识). Optional; null when not set. */
             riskIdentification?: string | null;
@@ -5321,7 +5322,7 @@ export type components = {
              */
             workType?: "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8";
             /**
-             * @description Work level (作业级别), meaning depends on `workType`: hot work `1` special (特级动火), `2` level 1 (一级动火), `3` level 2 (二级动火); work at height `1`..`4` = level Ⅰ..Ⅳ (Ⅰ级..Ⅳ级高处作业); lifting `1`..`3` = level 1..3 (一级..三级吊装). Must be null or absent for the other work types. Optional; null when not set.
+             * @description Work level (作业级别), meaning depends on `workType`: hot work `1` special (特级动火), `2` level 1 (一级动火), `3` level 2 (二级动火); work at height `1`..`4` = level Ⅰ..Ⅳ (Ⅰ级..Ⅳ级高处作业); lifting `1`..`3` = level 1..3 (一级..三级吊装). Required when `workType` is `1`, `4` or `5` (also when an `update` changes `workType` to one of them): 1002 naming `workLevel`. Must be null or absent for the other work types; null when not set.
              * @enum {string|null}
              */
             workLevel?: "1" | "2" | "3" | "4" | null;
@@ -5355,7 +5356,7 @@ export type components = {
              * @enum {string|null}
              */
             isContractorWork?: "0" | "1" | null;
-            /** @description Contractor organisation (承包商单位). Required when `isContractorWork` is `1`. Optional; null when not set. */
+            /** @description Contractor organisation (承包商单位). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `isContractorWork` is `1`. Optional; null when not set. */
             contractorOrg?: string | null;
             /** @description Hazards identified for the work (危害辨识). Optional; null when not set. */
             riskIdentification?: string | null;
@@ -5408,7 +5409,7 @@ export type components = {
              */
             workType: "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8";
             /**
-             * @description Work level (作业级别), meaning depends on `workType`: hot work `1` special (特级动火), `2` level 1 (一级动火), `3` level 2 (二级动火); work at height `1`..`4` = level Ⅰ..Ⅳ (Ⅰ级..Ⅳ级高处作业); lifting `1`..`3` = level 1..3 (一级..三级吊装). Must be null or absent for the other work types. Optional; null when not set.
+             * @description Work level (作业级别), meaning depends on `workType`: hot work `1` special (特级动火), `2` level 1 (一级动火), `3` level 2 (二级动火); work at height `1`..`4` = level Ⅰ..Ⅳ (Ⅰ级..Ⅳ级高处作业); lifting `1`..`3` = level 1..3 (一级..三级吊装). Required when `workType` is `1`, `4` or `5` (also when an `update` changes `workType` to one of them): 1002 naming `workLevel`. Must be null or absent for the other work types; null when not set.
              * @enum {string|null}
              */
             workLevel: "1" | "2" | "3" | "4" | null;
@@ -5442,7 +5443,7 @@ export type components = {
              * @enum {string|null}
              */
             isContractorWork: "0" | "1" | null;
-            /** @description Contractor organisation (承包商单位). Required when `isContractorWork` is `1`. Optional; null when not set. */
+            /** @description Contractor organisation (承包商单位). Required (not null, not empty, not only white space, U+3000 and U+00A0 included) when `isContractorWork` is `1`. Optional; null when not set. */
             contractorOrg: string | null;
             /** @description Hazards identified for the work (危害辨识). Optional; null when not set. */
             riskIdentification: string | null;

@@ -13,6 +13,12 @@ export interface CrossFieldRule {
 
 const isSet = (value: unknown): boolean => value !== null && value !== undefined && value !== ''
 
+/** Text of nothing but white space: Unicode's (U+3000, U+00A0, U+0085, …) and JavaScript's (U+FEFF). */
+const BLANK = /^[\s\p{White_Space}]*$/u
+
+/** What a required-when rule accepts as a value: set, and not blank text (a blank name names no one). */
+const hasValue = (value: unknown): boolean => isSet(value) && !(typeof value === 'string' && BLANK.test(value))
+
 /** The second an instant is kept as (a fraction sent is dropped; a leap second is the next). */
 const secondOf = (instant: unknown): number => instantSeconds(String(instant)) ?? Number.NaN
 
@@ -76,7 +82,7 @@ export function thresholdOrder(order: readonly string[]): CrossFieldRule {
   }
 }
 
-/** `field` is required when `when(record)` holds. */
+/** `fields` are required when `when(record)` holds: each must have a value (blank text is none). */
 export function requiredWhen(
   fields: readonly string[],
   condition: string,
@@ -87,7 +93,7 @@ export function requiredWhen(
     fields: [...reads, ...fields],
     check(record) {
       if (!when(record)) return undefined
-      const missing = fields.filter((field) => !isSet(record[field]))
+      const missing = fields.filter((field) => !hasValue(record[field]))
       return missing.length === 0 ? undefined : `${missing.join(', ')}: required when ${condition}`
     },
   }
@@ -119,6 +125,14 @@ export const workLevelForType: CrossFieldRule = {
     return undefined
   },
 }
+
+/** A hot work, work at height or lifting ticket says its level; an update that changes workType is checked again. */
+export const workLevelRequired: CrossFieldRule = requiredWhen(
+  ['workLevel'],
+  'workType is 1 (hot work), 4 (work at height) or 5 (lifting)',
+  ['workType'],
+  (record) => Object.hasOwn(WORK_LEVELS, String(record.workType)),
+)
 
 export const passNotAboveParticipants: CrossFieldRule = {
   fields: ['passCount', 'participantCount'],

@@ -13,6 +13,7 @@ import {
   requiredWhen,
   thresholdOrder,
   workLevelForType,
+  workLevelRequired,
 } from './cross-field-rules.ts'
 import { checkTransition } from './state-machine.ts'
 
@@ -29,6 +30,7 @@ const RULES: Record<string, readonly CrossFieldRule[]> = {
   ticketBaseInfo: [
     endAfterStart('planStartTime', 'planEndTime'),
     workLevelForType,
+    workLevelRequired,
     requiredWhen(['contractorOrg'], 'isContractorWork is 1', ['isContractorWork'], (r) => r.isContractorWork === '1'),
   ],
   trainBaseInfo: [endAfterStart('trainStartTime', 'trainEndTime'), passNotAboveParticipants],

@@ -171,6 +171,14 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const [path, item] of Object.entries<Node>(copy.paths)) saidBefore(item, path.split('/')[2])
   saidBefore(copy.components.responses, '')
   schemas.EmptyRequest.maxProperties = 0
+  // Required-when rules that say blank text is no value, and the work level of hot work, work at
+  // height and lifting tickets required.
+  for (const schema of Object.values<Node>(schemas)) {
+    if (!Array.isArray(schema['x-rules'])) continue
+    schema['x-rules'] = schema['x-rules']
+      .filter((rule: string) => !rule.startsWith('workLevel is required'))
+      .map((rule: string) => rule.replace(', not only white space, U+3000 and U+00A0 included)', ')'))
+  }
   return undo(copy)
 }
 

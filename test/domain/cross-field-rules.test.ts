@@ -89,7 +89,8 @@ t.test('troubleshootInfo: acceptance person and time when dangerState is 9', asy
 })
 
 t.test('ticketBaseInfo: plan end after start; workLevel by work type; contractorOrg for contractor work', async (t) => {
-  const ticket = (id: string, overrides: object) => record('ticketBaseInfo', id, { workLevel: null, ...overrides })
+  // The example is a hot work ticket of level 2.
+  const ticket = (id: string, overrides: Record<string, unknown>) => record('ticketBaseInfo', id, overrides)
   await refused(
     t,
     '/prevent/ticketBaseInfo/add',
@@ -110,6 +111,78 @@ t.test('ticketBaseInfo: plan end after start; workLevel by work type; contractor
   )
   await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-1', workType: '5' }, /workType, workLevel/)
   await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-1', planEndTime: '2000-01-01T00:00:00Z' }, /planEndTime/)
+})
+
+t.test('ticketBaseInfo: hot work, work at height and lifting require workLevel, on add and when an update changes workType', async (t) => {
+  const ticket = (id: string, overrides: Record<string, unknown>) => record('ticketBaseInfo', id, overrides)
+  const required = /^workLevel: required when workType is 1 \(hot work\), 4 \(work at height\) or 5 \(lifting\)$/
+  await refused(t, '/prevent/ticketBaseInfo/add', ticket('TK-L1', { workType: '1', workLevel: null }), required)
+  await refused(t, '/prevent/ticketBaseInfo/add', ticket('TK-L1', { workType: '4', workLevel: undefined }), required)
+  await refused(t, '/prevent/ticketBaseInfo/add', ticket('TK-L1', { workType: '5', workLevel: null }), required)
+  t.equal(
+    (await call('/prevent/ticketBaseInfo/add', ticket('TK-L1', { workType: '2', workLevel: null }))).body.code,
+    0,
+    'other work has none',
+  )
+
+  await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-L1', workType: '1' }, required)
+  await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-L1', workType: '4', workLevel: null }, required)
+  t.equal((await call('/prevent/ticketBaseInfo/getById', { id: 'TK-L1' })).body.data.workType, '2', 'a refused update wrote nothing')
+  t.equal((await call('/prevent/ticketBaseInfo/update', { id: 'TK-L1', workType: '4', workLevel: '4' })).body.code, 0)
+  await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-L1', workLevel: null }, required)
+  await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-L1', workType: '5' }, /^workType, workLevel: workLevel of workType 5/)
+  t.equal((await call('/prevent/ticketBaseInfo/update', { id: 'TK-L1', workType: '6', workLevel: null })).body.code, 0)
+})
+
+t.test('required-when rules: blank text (Unicode white space too) is no value, on add and on update', async (t) => {
+  const blanks = [' ', '\u3000', '\u00a0', '\u3000\u00a0 \t']
+  for (const blank of blanks) {
+    await refused(
+      t,
+      '/prevent/ticketBaseInfo/add',
+      record('ticketBaseInfo', 'TK-B1', { isContractorWork: '1', contractorOrg: blank }),
+      /^contractorOrg: required when isContractorWork is 1$/,
+    )
+    await refused(
+      t,
+      '/prevent/troubleshootInfo/add',
+      record('troubleshootInfo', 'TI-B1', { dangerState: '9', checkAcceptPerson: blank, checkAcceptTime: '2026-11-21' }),
+      /^checkAcceptPerson: required when dangerState is 9$/,
+    )
+    await refused(
+      t,
+      '/prevent/troubleshootTask/add',
+      record('troubleshootTask', 'TT-B1', { riskMeasureId: 'RM-1', checkCycleUnit: '天', workType: '1', taskNum: blank }),
+      /^taskNum: required when workType is not 0$/,
+    )
+  }
+
+  t.equal(
+    (
+      await call(
+        '/prevent/ticketBaseInfo/add',
+        record('ticketBaseInfo', 'TK-B1', { isContractorWork: '1', contractorOrg: '\u3000Acme\u3000' }),
+      )
+    ).body.code,
+    0,
+    'text with white space around it is a value',
+  )
+  await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-B1', contractorOrg: '\u3000' }, /^contractorOrg: required/)
+  t.equal((await call('/prevent/ticketBaseInfo/getById', { id: 'TK-B1' })).body.data.contractorOrg, '\u3000Acme\u3000')
+  t.equal((await call('/prevent/ticketBaseInfo/update', { id: 'TK-B1', isContractorWork: '0', contractorOrg: '\u3000' })).body.code, 0)
+  await refused(t, '/prevent/ticketBaseInfo/update', { id: 'TK-B1', isContractorWork: '1' }, /^contractorOrg: required/)
+
+  t.equal(
+    (await call('/prevent/troubleshootInfo/add', record('troubleshootInfo', 'TI-B1', { dangerState: '1', checkAcceptPerson: null }))).body
+      .code,
+    0,
+  )
+  await refused(
+    t,
+    '/prevent/troubleshootInfo/update',
+    { id: 'TI-B1', dangerState: '9', checkAcceptPerson: '\u00a0', checkAcceptTime: '2026-11-21' },
+    /^checkAcceptPerson: required when dangerState is 9$/,
+  )
 })
 
 t.test('trainBaseInfo: train end after start; passCount ≤ participantCount', async (t) => {

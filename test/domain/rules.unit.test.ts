@@ -10,6 +10,7 @@ import {
   requiredWhen,
   thresholdOrder,
   workLevelForType,
+  workLevelRequired,
 } from '../../src/domain/cross-field-rules.ts'
 import { checkRecord, checkUpdate, needsMergedCheck, rulesOf } from '../../src/domain/resource-rules.ts'
 import { checkTransition } from '../../src/domain/state-machine.ts'
@@ -96,6 +97,30 @@ t.test('requiredWhen: the fields that are missing, named, only when the conditio
   t.equal(rule.check({ kind: 'x' }), 'a, b: required when kind is x')
 })
 
+/** `U+3000 U+00A0`: white space named, as a test name of raw white space (U+2028 ends a line) would not be. */
+const codePoints = (text: string) => [...text].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ')
+
+t.test('requiredWhen: blank text, Unicode white space included, is no value', async (t) => {
+  const rule = requiredWhen(['name'], 'kind is x', ['kind'], (record) => record.kind === 'x')
+  for (const blank of [' ', '\t\n', '\u3000', '\u00a0', '\u3000 \u00a0\u2003', '\u0085', '\u2028', '\ufeff'])
+    t.equal(rule.check({ kind: 'x', name: blank }), 'name: required when kind is x', codePoints(blank))
+  t.equal(rule.check({ kind: 'x', name: '\u3000Li Wei\u3000' }), undefined, 'text around white space is a value')
+  t.equal(rule.check({ kind: 'x', name: 0 }), undefined, 'a number is a value, zero too')
+  t.equal(rule.check({ kind: 'y', name: '\u3000' }), undefined, 'blank is allowed where nothing is required')
+})
+
+t.test('workLevelRequired: hot work, work at height and lifting say their level', async (t) => {
+  for (const workType of ['1', '4', '5']) {
+    const message = 'workLevel: required when workType is 1 (hot work), 4 (work at height) or 5 (lifting)'
+    t.equal(workLevelRequired.check({ workType }), message, `workType ${workType}, absent`)
+    t.equal(workLevelRequired.check({ workType, workLevel: null }), message, `workType ${workType}, null`)
+    t.equal(workLevelRequired.check({ workType, workLevel: '1' }), undefined)
+  }
+  for (const workType of ['2', '3', '6', '7', '8', 'constructor', undefined])
+    t.equal(workLevelRequired.check({ workType, workLevel: null }), undefined, `workType ${workType}`)
+  t.same(workLevelRequired.fields, ['workType', 'workLevel'], 'an update changing workType is checked merged')
+})
+
 t.test('classifyPrefix, workLevelForType, passNotAboveParticipants', async (t) => {
   t.equal(classifyPrefix.check({ classify1: '2', classify2: '2-3' }), undefined)
   t.equal(classifyPrefix.check({ classify1: '2' }), undefined)
@@ -112,7 +137,7 @@ t.test('classifyPrefix, workLevelForType, passNotAboveParticipants', async (t) =
 
 t.test('the rules of each resource: 1002 with the message of the first broken rule', async (t) => {
   const ticket = registry.get('ticketBaseInfo')
-  t.equal(rulesOf(ticket).length, 3)
+  t.equal(rulesOf(ticket).length, 4)
   t.equal(rulesOf(registry.get('riskUnit')).length, 0)
   const error = refusal(() => checkRecord(ticket, { planStartTime: '2026-11-21T10:00:00+08:00', planEndTime: '2026-11-20T10:00:00+08:00' }))
   t.equal(error?.code, Code.badParameter)
@@ -120,6 +145,14 @@ t.test('the rules of each resource: 1002 with the message of the first broken ru
   t.equal(
     refusal(() => checkRecord(ticket, { isContractorWork: '0' })),
     undefined,
+  )
+  t.equal(
+    refusal(() => checkRecord(ticket, { workType: '4', isContractorWork: '1', contractorOrg: '\u3000' }))?.message,
+    'workLevel: required when workType is 1 (hot work), 4 (work at height) or 5 (lifting)',
+  )
+  t.equal(
+    refusal(() => checkRecord(ticket, { workType: '4', workLevel: '2', isContractorWork: '1', contractorOrg: '\u00a0 ' }))?.message,
+    'contractorOrg: required when isContractorWork is 1',
   )
 })
 
@@ -155,5 +188,16 @@ t.test('an update is checked merged when it touches a rule or the state machine'
   t.equal(
     refusal(() => checkUpdate(info, stored, { dangerState: '0' })),
     undefined,
+  )
+  const ticket = registry.get('ticketBaseInfo')
+  t.ok(needsMergedCheck(ticket, { workType: '1' }), 'a change of workType')
+  t.equal(
+    refusal(() => checkUpdate(ticket, { workType: '2', workLevel: null }, { workType: '5' }))?.message,
+    'workLevel: required when workType is 1 (hot work), 4 (work at height) or 5 (lifting)',
+  )
+  t.equal(
+    refusal(() => checkUpdate(info, { ...stored, checkAcceptTime: '2026-11-21' }, { dangerState: '9', checkAcceptPerson: '\u3000\u3000' }))
+      ?.message,
+    'checkAcceptPerson: required when dangerState is 9',
   )
 })
