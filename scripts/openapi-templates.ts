@@ -3,11 +3,11 @@
 // and shape of the templates it declares is instantiated with them, and written where a plain
 // Redocly $ref finds it (the paths file itself, and the resource's schema file), in a copy of
 // openapi/src/. The templates are hand-written YAML; the placeholders (docs/contract-templates.md):
-//   "{{name}}" alone       the value itself (object, list, number); an entry whose value is not set is left out
+//   "{{name}}" alone       the value itself (object, list, number), rendered in turn; an entry whose value is not set is left out
 //   "{{...name}}" in a list  the items of the list `name`
 //   {{name}} in text       the text of `name` (a dotted name reads into it); not set is an error
 //   {{#name}}..{{/name}}   kept only when `name` is set ({{^name}} only when not); a key that renders empty is left out
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse, stringify } from 'yaml'
@@ -47,7 +47,8 @@ function render(node: Node, values: Values, where: string): Node | typeof LEFT_O
     const whole = WHOLE.exec(node)
     if (!whole) return renderText(node, values, where)
     const value = lookup(values, whole[2])
-    return isSet(value) || typeof value === 'number' ? structuredClone(value) : LEFT_OUT
+    // A value may hold placeholders itself (the template's shared ones do).
+    return isSet(value) || typeof value === 'number' ? render(structuredClone(value), values, where) : LEFT_OUT
   }
   if (Array.isArray(node)) {
     return node.flatMap((item) => {
@@ -88,7 +89,8 @@ async function instantiate(pathsFile: string, file: Values & Declaration): Promi
   const fieldNames = Object.keys(schemas.fields)
   // The record of the examples: the add shape's first example (or the resource's own `record`).
   const record = (resource.record ?? (schemas[resource.Key] as { examples?: Values[] } | undefined)?.examples?.[0] ?? {}) as Values
-  const shared = operations.shared as Values
+  const shared = (operations.shared ?? {}) as Values
+  const serverKept = (shared.serverKept ?? {}) as Values
   const article = /^[aeiou]/i.test(String(resource.one)) ? 'an' : 'a'
   const values: Values = {
     ...shared,
@@ -97,9 +99,9 @@ async function instantiate(pathsFile: string, file: Values & Declaration): Promi
     ...resource,
     record,
     // The add example as reads answer it: every field (null when unset), then the server-kept ones.
-    read: { ...Object.fromEntries(fieldNames.map((name) => [name, record[name] ?? null])), ...(shared.serverKept as Values) },
+    read: { ...Object.fromEntries(fieldNames.map((name) => [name, record[name] ?? null])), ...serverKept },
     fieldNames,
-    fieldList: [...fieldNames, ...Object.keys(shared.serverKept as Values)].join(', '),
+    fieldList: [...fieldNames, ...Object.keys(serverKept)].join(', '),
   }
   const pick = (all: Values, names: string[] | undefined, what: string) =>
     (names ?? Object.keys(all)).map((name) => {
@@ -128,11 +130,16 @@ async function instantiate(pathsFile: string, file: Values & Declaration): Promi
 export async function instantiateTemplates(source: string): Promise<string> {
   const copy = await mkdtemp(join(tmpdir(), 'openapi-src-'))
   await cp(source, copy, { recursive: true })
-  const pathsDirectory = join(copy, 'paths')
-  for (const name of await readdir(pathsDirectory)) {
-    const file = join(pathsDirectory, name)
-    const content = await readYaml(file)
-    if (content.templates) await instantiate(file, content as Values & Declaration)
+  try {
+    const pathsDirectory = join(copy, 'paths')
+    for (const name of await readdir(pathsDirectory)) {
+      const file = join(pathsDirectory, name)
+      const content = await readYaml(file)
+      if (content.templates) await instantiate(file, content as Values & Declaration)
+    }
+    return copy
+  } catch (error) {
+    await rm(copy, { recursive: true, force: true })
+    throw error
   }
-  return copy
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t from 'tap'
-import { parse, parseDocument } from 'yaml'
+import { parse } from 'yaml'
 import type { OpenApiDocument } from '../../src/contract/openapi-document.ts'
 import { listOperations } from '../../src/contract/openapi-document.ts'
 import { createAjv, describeErrors } from '../../src/contract/validation.ts'
@@ -157,19 +157,17 @@ async function edit(file: string, change: (text: string) => string): Promise<voi
 
 await writeFile(join(copy, `openapi/src/resources/${KEY}.yaml`), SCHEMA_FILE)
 await writeFile(join(copy, `openapi/src/paths/${KEY}.yaml`), PATHS_FILE)
+// The root and ResourceKey are edited as a person would: lines inserted, nothing else reformatted.
 await edit('openapi/src/openapi.yaml', (text) => {
-  const root = parseDocument(text)
-  for (const segment of OPERATIONS) {
-    root.setIn(['paths', `${PATH}/${segment}`], { $ref: `./paths/${KEY}.yaml#/${`${PATH}/${segment}`.replaceAll('/', '~1')}` })
-  }
-  for (const name of SHAPES) root.setIn(['components', 'schemas', name], { $ref: `./resources/${KEY}.yaml#/${name}` })
-  return root.toString()
+  const paths = OPERATIONS.map(
+    (segment) => `  ${PATH}/${segment}:\n    $ref: ./paths/${KEY}.yaml#/${`${PATH}/${segment}`.replaceAll('/', '~1')}\n`,
+  ).join('')
+  const schemas = SHAPES.map((name) => `    ${name}:\n      $ref: ./resources/${KEY}.yaml#/${name}\n`).join('')
+  return text.replace('\ncomponents:\n', `\n${paths}components:\n`).replace('\n  schemas:\n', `\n  schemas:\n${schemas}`)
 })
-await edit('openapi/src/components/scalars.yaml', (text) => {
-  const scalars = parseDocument(text)
-  scalars.addIn(['ResourceKey', 'enum'], KEY)
-  return scalars.toString()
-})
+await edit('openapi/src/components/scalars.yaml', (text) =>
+  text.replace(/(\nResourceKey:\n {2}type: string\n {2}enum: \[[^\]]*?) \]/, `$1, ${KEY} ]`),
+)
 const versions = (await readdir(join(copy, 'prisma/migrations'))).map((name) => Number(/^(\d+)\.do\./.exec(name)?.[1] ?? 0))
 const version = String(Math.max(...versions) + 1).padStart(3, '0')
 await writeFile(join(copy, `prisma/migrations/${version}.do.emergency-drill.sql`), MIGRATION)
