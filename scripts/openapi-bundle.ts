@@ -1,5 +1,7 @@
 // The served document, openapi/openapi.yaml, bundled by Redocly CLI from its hand-written parts under
 // openapi/src/ (shared by `npm run generate` and the test that fails when the committed bundle is stale).
+// One step comes first: the resources' shared operations and shapes (openapi/src/templates/) are
+// instantiated with each resource's own values, in a copy of openapi/src/ (openapi-templates.ts).
 import { execFile } from 'node:child_process'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -2,7 +2,9 @@
 // templates (`templates:`) holds only the resource's own values (`resource:`); here each operation
 // and shape of the templates it declares is instantiated with them, and written where a plain
 // Redocly $ref finds it (the paths file itself, and the resource's schema file), in a copy of
-// openapi/src/. The templates are hand-written YAML; the placeholders (docs/contract-templates.md):
+// openapi/src/. Why: the nine resources share these operations word for word, and written once they
+// cannot drift apart, while the served document stays a plain bundle with every example in place.
+// The templates are hand-written YAML; the placeholders (docs/contract-templates.md):
 //   "{{name}}" alone       the value itself (object, list, number), rendered in turn; an entry whose value is not set is left out
 //   "{{...name}}" in a list  the items of the list `name`
 //   {{name}} in text       the text of `name` (a dotted name reads into it); not set is an error
