@@ -32,6 +32,7 @@ operations:
   list:
     post:
       summary: List {{many}}
+      description: "first: {{record.id}}"
       responses: { "200": { description: ok }, <<: *errors }
   misspelt:
     post: { summary: "Add {{a}} {{oen}}" }
@@ -61,12 +62,12 @@ ${values}
   post: { summary: an operation of its own }
 `
 
-async function instantiate(t: { teardown(fn: () => unknown): void }, values: string) {
+async function instantiate(t: { teardown(fn: () => unknown): void }, values: string, schema = SCHEMA) {
   const source = await mkdtemp(join(tmpdir(), 'openapi-templates-test-'))
   for (const directory of ['templates', 'paths', 'resources']) await mkdir(join(source, directory))
   await writeFile(join(source, 'templates/operations.yaml'), OPERATIONS)
   await writeFile(join(source, 'templates/shapes.yaml'), SHAPES)
-  await writeFile(join(source, 'resources/emergencyDrill.yaml'), SCHEMA)
+  await writeFile(join(source, 'resources/emergencyDrill.yaml'), schema)
   await writeFile(join(source, 'paths/emergencyDrill.yaml'), declaration(values))
   await writeFile(join(source, 'paths/system.yaml'), '/system/login: { post: { summary: "untouched {{x}}" } }\n')
   t.teardown(() => rm(source, { recursive: true, force: true }))
@@ -107,6 +108,16 @@ t.test('only the declared operations and shapes are written; other files are cop
   t.same(Object.keys(paths), ['/prevent/emergencyDrill/list', '/prevent/emergencyDrill/own'])
   t.notOk('EmergencyDrillPatch' in schemas)
   t.equal(await readFile(join(copy, 'paths/system.yaml'), 'utf8'), '/system/login: { post: { summary: "untouched {{x}}" } }\n')
+})
+
+t.test('records the service creates: no add shape, the example record given with the values', async (t) => {
+  const { paths, schemas } = await instantiate(
+    t,
+    '  operations: [ list ]\n  shapes: [ Field ]\n  record: { id: MA-1 }',
+    'fields: { id: { type: string } }\n',
+  )
+  t.equal(paths['/prevent/emergencyDrill/list'].post.description, 'first: MA-1')
+  t.same(Object.keys(schemas), ['fields', 'EmergencyDrillField'])
 })
 
 t.test('a text placeholder without a value fails, naming the file and the placeholder', async (t) => {
