@@ -312,10 +312,9 @@ export type paths = {
          * Delete a monitoring equipment record
          * @description Deletes the monitoring equipment record named by `id`.
          *
-         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
-         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -2061,10 +2060,9 @@ export type paths = {
          * Delete a hidden-danger record
          * @description Deletes the hidden-danger record named by `id`.
          *
-         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
-         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -2355,10 +2353,9 @@ export type paths = {
          * Delete a special work ticket
          * @description Deletes the special work ticket named by `id`.
          *
-         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
-         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -2647,10 +2644,9 @@ export type paths = {
          * Delete a training activity
          * @description Deletes the training activity named by `id`.
          *
-         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
-         *
          *     Idempotent: deleting a missing or already deleted id is a success (code 0). The record is kept as a tombstone: reads no longer return it (`getById` answers 1004), its id can never be added again (1003), and the deletion is pushed to the park edition like any write.
          *
+         *     Refused with 1012, and nothing is deleted, while live attachments name it (`attachment/list`); delete them first.
          *
          *     On success answers code 0 with `data` null. Send an `Idempotency-Key` header to retry safely.
          *
@@ -3423,7 +3419,7 @@ export type components = {
             recordId: components["schemas"]["Id"];
             fileName: components["schemas"]["AttachmentFileName"];
             contentType: components["schemas"]["AttachmentContentType"];
-            /** @description The file, base64 (RFC 4648 §4, canonical: padded, without line breaks or spaces, the unused bits of the last character zero; 1002 otherwise), at most `ATTACHMENT_MAX_BYTES` (default 5 MiB = 5242880 bytes) decoded: 1002 above it, naming the limit. In a pushed tombstone (`deleted` true) the empty string. */
+            /** @description The file, base64 (RFC 4648, section 4, canonical: padded, without line breaks or spaces, the unused bits of the last character zero; 1002 otherwise), at most `ATTACHMENT_MAX_BYTES` (default 5 MiB = 5242880 bytes) decoded: 1002 above it, naming the limit. In a pushed tombstone (`deleted` true) the empty string. */
             content: string;
             /** @description Push only: the enterprise. */
             companyCode?: string;
@@ -4838,7 +4834,7 @@ export type components = {
          *     - checkAcceptPerson (not null, not empty, not only white space, U+3000 and U+00A0 included) and checkAcceptTime (not null) are required when dangerState is 9; 1002 naming dangerState and the missing field
          *     - on update dangerState may only move 0 -> 1, 1 -> 9 or 1 -> 0; 9 is final; any other change answers 1011 (sending the current value again is not a transition and is accepted)
          *
-         *     State machine on `dangerState` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 0 → 1; 1 → 9 / 0; 9 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history, CONTRACT §11).
+         *     State machine on `dangerState` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 0 → 1; 1 → 9 / 0; 9 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history: `history`).
          * @example {
          *       "id": "TI-001",
          *       "hazardCode": "H32011520230001",
@@ -5225,7 +5221,7 @@ export type components = {
          *     - contractorOrg is required (not null, not empty, not only white space, U+3000 and U+00A0 included) when isContractorWork is 1; 1002 naming isContractorWork and contractorOrg
          *     - on update ticketStatus may only move 1 -> 2, 2 -> 3, 1 -> 4 or 2 -> 4; 3 and 4 are final; any other change answers 1011 (sending the current value again is not a transition and is accepted)
          *
-         *     State machine on `ticketStatus` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 1 → 2 / 4; 2 → 3 / 4; 3 final; 4 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history, CONTRACT §11).
+         *     State machine on `ticketStatus` (enforced on `update`, 1011 on an illegal move; `add` may start in any state): 1 → 2 / 4; 2 → 3 / 4; 3 final; 4 final. A final state ends the state moves only: the record's other fields stay editable (each change in its history: `history`).
          * @example {
          *       "id": "WT-001",
          *       "ticketNo": "DH-20261122-001",
@@ -5904,7 +5900,7 @@ export type components = {
             error: string | null;
             /** @description One entry per resource compared, for its records. */
             resources: components["schemas"]["ReconcileDifferences"][];
-            /** @description One entry per resource compared, for its attachments (CONTRACT §12): the same counts, of attachments (live and tombstones, by `id` and `version`); `ids` are attachment ids. A missing or stale attachment is pushed again with its bytes. */
+            /** @description One entry per resource compared, for its attachments: the same counts, of attachments (live and tombstones, by `id` and `version`); `ids` are attachment ids. A missing or stale attachment is pushed again with its bytes. */
             attachments: components["schemas"]["ReconcileDifferences"][];
         };
         /**

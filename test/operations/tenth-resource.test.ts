@@ -1,5 +1,6 @@
 // The recipe of docs/adding-a-resource.md, followed for a throw-away tenth resource: in a temporary
-// copy of the service, its schema file and paths file are written, their $ref lines and its key
+// copy of the service, its schema file (fields and add shape) and its paths file (its own values for
+// the shared operation and shape templates of openapi/src/templates/) are written, their $ref lines and its key
 // (ResourceKey) added to the contract's root, its migration and its registry entry written, and the
 // contract bundled; then the copy's own service is started (its buildApp, over its files) and
 // serves every operation of the new resource. No other file of the service is touched: handlers,
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t from 'tap'
-import { parse, parseDocument, stringify } from 'yaml'
+import { parse } from 'yaml'
 import type { OpenApiDocument } from '../../src/contract/openapi-document.ts'
 import { listOperations } from '../../src/contract/openapi-document.ts'
 import { createAjv, describeErrors } from '../../src/contract/validation.ts'
@@ -20,7 +21,7 @@ import { ADMIN_PASSWORD, freshDatabase } from '../helpers/service.ts'
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const copy = await mkdtemp(join(tmpdir(), 'tenth-resource-'))
 t.after(() => rm(copy, { recursive: true, force: true }))
-for (const part of ['package.json', 'src', 'openapi', 'prisma/migrations', 'scripts/openapi-bundle.ts']) {
+for (const part of ['package.json', 'src', 'openapi', 'prisma/migrations', 'scripts/openapi-bundle.ts', 'scripts/openapi-templates.ts']) {
   await cp(join(REPO, part), join(copy, part), { recursive: true })
 }
 await symlink(join(REPO, 'node_modules'), join(copy, 'node_modules'), 'dir')
@@ -28,8 +29,9 @@ await symlink(join(REPO, 'node_modules'), join(copy, 'node_modules'), 'dir')
 const KEY = 'emergencyDrill'
 const PATH = `/prevent/${KEY}`
 
-// 1. The schema file: the fields once, and the shapes derived from them (as in every resource file).
-const SCHEMA_FILE = `
+// 1. The schema file: its fields once and its add shape with an example; the other shapes (patch,
+// record, search, batch, envelopes) come from openapi/src/templates/record-shapes.yaml.
+const SCHEMA_FILE = `# EmergencyDrill: its fields and add shape; the derived shapes come from templates/record-shapes.yaml.
 fields:
   id:
     $ref: "../components/scalars.yaml#/Id"
@@ -59,160 +61,43 @@ fields:
 EmergencyDrill:
   type: object
   additionalProperties: false
+  description: An emergency drill (应急演练) of the enterprise, optionally within a risk analysis unit.
   required: [ id, drillNo, drillName, drillTime, participantCount ]
   properties:
     $ref: "#/fields"
   examples:
     - { id: ED-001, drillNo: YJ-2026-001, drillName: 液氨泄漏应急演练, riskUnitId: RU-001, drillTime: "2026-11-20T09:00:00+08:00", participantCount: 24, summary: null }
-EmergencyDrillPatch:
-  type: object
-  additionalProperties: false
-  required: [ id ]
-  minProperties: 1
-  properties:
-    $ref: "#/fields"
-EmergencyDrillRecord:
-  type: object
-  required: [ id, drillNo, drillName, riskUnitId, drillTime, participantCount, summary ]
-  properties:
-    $ref: "#/fields"
-  allOf:
-    - $ref: "../components/server-kept.yaml#/ServerKeptFields"
-  unevaluatedProperties: false
-EmergencyDrillField:
-  type: string
-  enum: [ id, drillNo, drillName, riskUnitId, drillTime, participantCount, summary, companyCode, createTime, updateTime, createBy, updateBy, sync_status, sync_time, sync_error ]
-EmergencyDrillSearch:
-  type: object
-  allOf:
-    - $ref: "../components/search.yaml#/Search"
-  properties:
-    conditions:
-      type: array
-      items:
-        allOf:
-          - $ref: "../components/search.yaml#/SearchCondition"
-        properties:
-          field:
-            $ref: "#/EmergencyDrillField"
-        unevaluatedProperties: false
-    orderBy:
-      type: array
-      items:
-        allOf:
-          - $ref: "../components/search.yaml#/SortKey"
-        properties:
-          field:
-            $ref: "#/EmergencyDrillField"
-        unevaluatedProperties: false
-  unevaluatedProperties: false
-EmergencyDrillBatch:
-  type: object
-  additionalProperties: false
-  required: [ list ]
-  properties:
-    list:
-      type: array
-      items:
-        $ref: "#/EmergencyDrill"
-      x-batch-items: true
-EmergencyDrillRecordEnvelope:
-  type: object
-  allOf:
-    - $ref: "../components/envelope.yaml#/Envelope"
-  required: [ data ]
-  properties:
-    data:
-      oneOf:
-        - $ref: "#/EmergencyDrillRecord"
-        - type: "null"
-  unevaluatedProperties: false
-EmergencyDrillPageEnvelope:
-  type: object
-  allOf:
-    - $ref: "../components/envelope.yaml#/Envelope"
-  required: [ data ]
-  properties:
-    data:
-      oneOf:
-        - allOf:
-            - $ref: "../components/paging.yaml#/Page"
-          required: [ list ]
-          properties:
-            list:
-              type: array
-              items:
-                $ref: "#/EmergencyDrillRecord"
-          unevaluatedProperties: false
-        - type: "null"
-  unevaluatedProperties: false
 `
-const SCHEMAS = Object.keys(parse(SCHEMA_FILE) as object).filter((name) => name !== 'fields')
-
-// 2. The paths file: its operations, each naming its resource and action (x-resource, x-action).
-const RESOURCE_FILE = `../resources/${KEY}.yaml#/`
-const WRITE = ['admin', 'operator']
-const READ = ['admin', 'operator', 'viewer']
-const ATTACHMENTS = '../components/attachments.yaml#/'
-const OPERATIONS: [segment: string, action: string, roles: string[], body: string, answer: string, parameters: string[]][] = [
-  ['add', 'add', WRITE, `${RESOURCE_FILE}EmergencyDrill`, 'NullEnvelope', ['IdempotencyKey']],
-  ['update', 'update', WRITE, `${RESOURCE_FILE}EmergencyDrillPatch`, 'NullEnvelope', ['IdempotencyKey']],
-  ['delete', 'delete', WRITE, '../components/paging.yaml#/IdRequest', 'NullEnvelope', ['IdempotencyKey']],
-  ['getById', 'getById', READ, '../components/paging.yaml#/IdRequest', `${RESOURCE_FILE}EmergencyDrillRecordEnvelope`, []],
-  ['list', 'list', READ, '../components/paging.yaml#/ListRequest', `${RESOURCE_FILE}EmergencyDrillPageEnvelope`, []],
-  ['search', 'search', READ, `${RESOURCE_FILE}EmergencyDrillSearch`, `${RESOURCE_FILE}EmergencyDrillPageEnvelope`, []],
-  ['add-batch', 'addBatch', WRITE, `${RESOURCE_FILE}EmergencyDrillBatch`, 'BatchResultEnvelope', ['IdempotencyKey', 'SyncPush']],
-  // History and attachments: the same shared shapes for every resource.
-  ['history', 'history', READ, '../components/history.yaml#/HistoryRequest', '../components/history.yaml#/HistoryPageEnvelope', []],
-  [
-    'attachment/add',
-    'attachmentAdd',
-    WRITE,
-    `${ATTACHMENTS}AttachmentAddRequest`,
-    `${ATTACHMENTS}AttachmentAddEnvelope`,
-    ['IdempotencyKey', 'AttachmentSyncPush'],
-  ],
-  ['attachment/list', 'attachmentList', READ, `${ATTACHMENTS}AttachmentListRequest`, `${ATTACHMENTS}AttachmentListEnvelope`, []],
-  ['attachment/get', 'attachmentGet', READ, `${ATTACHMENTS}AttachmentGetRequest`, `${ATTACHMENTS}AttachmentEnvelope`, []],
-  ['attachment/delete', 'attachmentDelete', WRITE, '../components/paging.yaml#/IdRequest', 'NullEnvelope', ['IdempotencyKey']],
-]
-const parameter = (name: string) => ({
-  $ref: `../components/${name.startsWith('Attachment') ? 'attachments' : 'parameters'}.yaml#/${name}`,
-})
-const envelopeRef = (name: string) => (name.startsWith('..') ? name : `../components/envelope.yaml#/${name}`)
-const errors = Object.fromEntries(
-  [
-    ['400', 'BadRequest'],
-    ['401', 'Unauthorized'],
-    ['403', 'Forbidden'],
-    ['413', 'PayloadTooLarge'],
-    ['429', 'TooManyRequests'],
-    ['500', 'InternalError'],
-    ['503', 'ServiceUnavailable'],
-  ].map(([status, name]) => [status, { $ref: `../components/errors.yaml#/${name}` }]),
+const SHAPES = ['', 'Patch', 'Record', 'Field', 'Search', 'Batch', 'RecordEnvelope', 'PageEnvelope'].map(
+  (shape) => `EmergencyDrill${shape}`,
 )
-const PATHS_FILE = stringify(
-  Object.fromEntries(
-    OPERATIONS.map(([segment, action, roles, body, answer, parameters]) => [
-      `${PATH}/${segment}`,
-      {
-        post: {
-          tags: ['prevent'],
-          summary: `${action} an emergency drill`,
-          operationId: `preventEmergencyDrill${action[0].toUpperCase()}${action.slice(1)}`,
-          'x-resource': KEY,
-          'x-action': action,
-          'x-roles': roles,
-          ...(parameters.length ? { parameters: parameters.map(parameter) } : {}),
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: body } } } },
-          responses: {
-            '200': { description: 'The envelope.', content: { 'application/json': { schema: { $ref: envelopeRef(answer) } } } },
-            ...errors,
-          },
-        },
-      },
-    ]),
-  ),
+
+// 2. The paths file: the twelve shared operations of openapi/src/templates/record-operations.yaml,
+// instantiated with the resource's own names, rules and examples.
+const PATHS_FILE = `# Emergency drills (/prevent/emergencyDrill): the shared record operations and shapes (templates/).
+templates: { operations: ../templates/record-operations.yaml, shapes: ../templates/record-shapes.yaml }
+resource:
+  module: prevent
+  key: ${KEY}
+  Key: EmergencyDrill
+  one: emergency drill
+  many: emergency drills
+  unique: drillNo
+  parents: "\`riskUnitId\` → riskUnit (when set)"
+  missingId: ED-404
+  messages:
+    invalid: "drillName: must NOT have more than 200 characters"
+    duplicate: "drillNo already exists: YJ-2026-001"
+    missingReference: "riskUnitId: referenced riskUnit RU-404 does not exist"
+  second: { id: ED-002, drillNo: YJ-2026-002, drillName: 储罐区火灾应急演练, riskUnitId: null, drillTime: "2026-11-21T09:00:00+08:00", participantCount: 30, summary: null }
+  patch: { id: ED-001, summary: 演练结束，评估合格 }
+  search: { pageNum: 1, pageSize: 20, conditions: [ { field: drillName, op: like, value: 液氨 } ] }
+  history:
+    - { version: 1, action: add, time: "2026-11-21T13:02:35+08:00", userName: zhangwei, changes: { id: [ null, ED-001 ], drillNo: [ null, YJ-2026-001 ] } }
+`
+const OPERATIONS = Object.keys(
+  (parse(await readFile(join(REPO, 'openapi/src/templates/record-operations.yaml'), 'utf8'), { merge: true }) as { operations: object })
+    .operations,
 )
 
 // 3. The migration: the table, its reference and unique field named after the registry, and the
@@ -272,19 +157,17 @@ async function edit(file: string, change: (text: string) => string): Promise<voi
 
 await writeFile(join(copy, `openapi/src/resources/${KEY}.yaml`), SCHEMA_FILE)
 await writeFile(join(copy, `openapi/src/paths/${KEY}.yaml`), PATHS_FILE)
+// The root and ResourceKey are edited as a person would: lines inserted, nothing else reformatted.
 await edit('openapi/src/openapi.yaml', (text) => {
-  const root = parseDocument(text)
-  for (const [segment] of OPERATIONS) {
-    root.setIn(['paths', `${PATH}/${segment}`], { $ref: `./paths/${KEY}.yaml#/${`${PATH}/${segment}`.replaceAll('/', '~1')}` })
-  }
-  for (const name of SCHEMAS) root.setIn(['components', 'schemas', name], { $ref: `./resources/${KEY}.yaml#/${name}` })
-  return root.toString()
+  const paths = OPERATIONS.map(
+    (segment) => `  ${PATH}/${segment}:\n    $ref: ./paths/${KEY}.yaml#/${`${PATH}/${segment}`.replaceAll('/', '~1')}\n`,
+  ).join('')
+  const schemas = SHAPES.map((name) => `    ${name}:\n      $ref: ./resources/${KEY}.yaml#/${name}\n`).join('')
+  return text.replace('\ncomponents:\n', `\n${paths}components:\n`).replace('\n  schemas:\n', `\n  schemas:\n${schemas}`)
 })
-await edit('openapi/src/components/scalars.yaml', (text) => {
-  const scalars = parseDocument(text)
-  scalars.addIn(['ResourceKey', 'enum'], KEY)
-  return scalars.toString()
-})
+await edit('openapi/src/components/scalars.yaml', (text) =>
+  text.replace(/(\nResourceKey:\n {2}type: string\n {2}enum: \[[^\]]*?) \]/, `$1, ${KEY} ]`),
+)
 const versions = (await readdir(join(copy, 'prisma/migrations'))).map((name) => Number(/^(\d+)\.do\./.exec(name)?.[1] ?? 0))
 const version = String(Math.max(...versions) + 1).padStart(3, '0')
 await writeFile(join(copy, `prisma/migrations/${version}.do.emergency-drill.sql`), MIGRATION)
@@ -342,12 +225,26 @@ const fixtures = fixturesOf(document, new ResourceRegistry(document))
 
 t.test('the recipe gives the document the resource: its operations and its registry entry', async (t) => {
   const own = listOperations(document).filter((operation) => operation.spec['x-resource'] === KEY)
-  t.same(own.map((operation) => operation.path).sort(), OPERATIONS.map(([segment]) => `${PATH}/${segment}`).sort())
+  t.same(own.map((operation) => operation.path).sort(), OPERATIONS.map((segment) => `${PATH}/${segment}`).sort())
   const resource = fixtures.registry.get(KEY)
   t.same(resource.uniqueFields, ['drillNo'])
   t.same(resource.references, [{ field: 'riskUnitId', parent: 'riskUnit' }])
   t.equal(fixtures.paths[KEY], PATH)
   t.same(fixtures.parents[KEY], ['riskUnitId', 'riskUnit'])
+})
+
+t.test('its contract source is small: two short files and its lines in the root', async (t) => {
+  const lines = (text: string) => text.trimEnd().split('\n').length
+  const added = async (file: string) => lines(await readFile(join(copy, file), 'utf8')) - lines(await readFile(join(REPO, file), 'utf8'))
+  const total =
+    lines(SCHEMA_FILE) +
+    lines(PATHS_FILE) +
+    (await added('openapi/src/openapi.yaml')) +
+    (await added('openapi/src/components/scalars.yaml'))
+  t.ok(total <= 150, `${total} lines of contract source`)
+  const add = listOperations(document).find((operation) => operation.path === `${PATH}/add`)!.spec
+  t.equal(add.summary, 'Add an emergency drill', 'the shared operations speak of the resource by its own name')
+  t.match(add.description, /uniqueness of `drillNo` among live records \(1001\)/, 'and state its own rules')
 })
 
 t.test('the migration built the table the schema declares', async (t) => {
