@@ -4,7 +4,7 @@
 //   app.ts, editions/, main.ts  the composition root (app.ts choosing one of editions/), the process (edition.ts): may import anything
 //   http/                     plugins, handlers, routing                 → everything below
 //   operations/               what each operation does                   → domain, store, auth
-//   auth/, park/              beside operations                          → store
+//   auth/, park/              beside operations                          → store (park: and the SDK, its client)
 //   domain/                   rules, state machines, search conditions   → store (its types)
 //   store/                    SQL and the database                       → resources
 //   resources/                the resource registry, read from the contract
@@ -13,7 +13,7 @@ const below = {
   http: ['operations', 'domain', 'store', 'auth', 'park', 'resources'],
   operations: ['domain', 'store', 'auth', 'resources'],
   auth: ['store'],
-  park: ['store', 'resources'],
+  park: ['store', 'resources', 'sdk'],
   domain: ['store', 'resources'],
   store: ['resources'],
   resources: [],

@@ -243,6 +243,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/system/push/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push a page of an enterprise's records to the park
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). How an enterprise hands the park what it holds: the enterprise edition calls it with its `enterprise` account of the park (`PARK_USER`), and so may any other pusher that follows this document. The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one the park holds, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were the enterprise's to enforce and are not checked again: any sequence of writes the enterprise accepted converges on the park. Each applied version writes its history entry on the park, named after its `updateBy` (the enterprise user who wrote it). Pushes are not counted by the rate limit. The answer says per item what the park holds now (`held`): a pusher counts a record delivered only when that is the version it pushed; an item refused (`failed`: 1002, 2003) will not be applied by pushing it again unchanged. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the page again later.
+         */
+        post: operations["systemPushRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/push/attachment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push one attachment of an enterprise to the park
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own: another enterprise's attachment answers 2003). One attachment (or its tombstone) as the enterprise holds it, pushed after its record: applied by (`companyCode`, `id`) only when its `version` is newer than the one held. Answered as a page of one item: `held` the version the park holds now (a pusher counts the attachment delivered only when that is the version it pushed), or `failed` with the reason (1002: a type not proven by its bytes, invalid base64, a file too large; 2003: another enterprise's attachment; like records, its record is not looked for): refused, it will not be applied by pushing it again unchanged. A body that is not a pushed attachment at all answers 400/1002 and one over the limit 413/1010, applying nothing. Pushes are not counted by the rate limit.
+         */
+        post: operations["systemPushAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hazard/monitorEquip/add": {
         parameters: {
             query?: never;
@@ -3123,12 +3163,12 @@ export type components = {
                 id: string | null;
                 /** @description 0-based position of the item in `list`. */
                 index: number;
-                /** @description The code this item alone would have got from `add` (1002, 1001, 1003, 1006); in push mode 1002 (not a valid pushed record) or 2003 (a record of another enterprise than the pushing `enterprise` account's). */
+                /** @description The code this item alone would have got from `add` (1002, 1001, 1003, 1006). */
                 code: number;
                 /** @description Why the item failed (same text as `add` would have answered in `msg`). */
                 reason: string;
             }[];
-            /** @description Push mode only (park edition, `X-Sync-Push: 1`): per applied item, in list order, the version of the record the park holds after this call: the pushed `version` when it was applied or already held, a higher one when the park already held a newer version. The enterprise marks a record `synced` only when this is the version it pushed. Absent on a plain `add-batch`. */
+            /** @description Never present now: earlier versions answered here the versions a push through `add-batch` left on the park (pushes answer through `/system/push/records`, `PushResult.held`). */
             held?: {
                 id: components["schemas"]["Id"];
                 /** @description 0-based position of the item in `list`. */
@@ -3311,6 +3351,12 @@ export type components = {
                 }[];
                 /** @description The last reconciliation with the park (enterprise edition with a park configured; null before the first run and on the park edition). */
                 reconcile: components["schemas"]["ReconcileResult"] | null;
+                /** @description Why the park fails the push's calls as a whole right now, until a call goes through again (null when none fails, and on the park edition). With `accountRefused` true the park refused the push's account itself (its password, its role not allowed to push: fix PARK_USER, PARK_PASSWORD or the account on the park): the records stay `pending`, their `sync_error` saying the same, retried with backoff and never `failed`. Also in /metrics as `sync_push_account_refused`. */
+                pushFailure: {
+                    /** @description What the park answered, e.g. `park login refused: HTTP 200, wrong user name or password`. */
+                    reason: string;
+                    accountRefused: boolean;
+                } | null;
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
@@ -3335,6 +3381,158 @@ export type components = {
                 requeued: number;
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description One record as the enterprise holds it: every field of the resource named by `resource` (its schema: `RiskUnit` for `riskUnit`, `MonitorEquip` for `monitorEquip`, ...: required fields required, no field outside it) plus the fields below, which the enterprise kept. Each item is validated on its own: an item that is not such a record fails alone with 1002 naming the field. A deletion travels as the record's tombstone: its fields as they were when it was deleted, `deleted: true`, and the version the deletion gave it (one more than the last write's); the park then no longer answers the record (getById 1003, absent from list and search) and counts it among the enterprise's tombstones.
+         * @example {
+         *       "id": "RU-001",
+         *       "riskUnitName": "液氨储罐区",
+         *       "hazardCode": "H32011520230001",
+         *       "hazardDep": "储运车间",
+         *       "hazardLiablePerson": "张伟",
+         *       "riskLevel": "1",
+         *       "companyCode": "320115001",
+         *       "createTime": "2025-03-01T08:00:00+08:00",
+         *       "updateTime": "2025-03-02T09:30:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "updateBy": "liqiang",
+         *       "version": 2,
+         *       "deleted": false
+         *     }
+         */
+        PushedRecord: {
+            id: components["schemas"]["Id"];
+            /** @description The enterprise that holds the record; an `enterprise` account pushes its own only (another enterprise's item fails alone with 2003). */
+            companyCode: string;
+            /** @description As the enterprise holds it. */
+            createTime: components["schemas"]["Instant"];
+            /** @description As the enterprise holds it. */
+            updateTime: components["schemas"]["Instant"];
+            /** @description As the enterprise holds it. */
+            createBy: string;
+            /** @description The enterprise's user who wrote this version: the park names it as the `userName` of the history entry the push writes (not the pushing account). */
+            updateBy: string;
+            /** @description The enterprise's version of the record (1 when added, one more at each update and at the deletion). Applied only when newer than the version the park holds: a repeated or late push changes nothing. */
+            version: number;
+            /** @description true for a deleted record's tombstone. */
+            deleted: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Body of `/system/push/records`: a page of one resource's records, parents' pages before their children's (a reference is not checked on the park, but a reader expects a record's parent to be there).
+         * @example {
+         *       "resource": "riskUnit",
+         *       "list": [
+         *         {
+         *           "id": "RU-001",
+         *           "riskUnitName": "液氨储罐区",
+         *           "hazardCode": "H32011520230001",
+         *           "hazardDep": "储运车间",
+         *           "hazardLiablePerson": "张伟",
+         *           "riskLevel": "1",
+         *           "companyCode": "320115001",
+         *           "createTime": "2025-03-01T08:00:00+08:00",
+         *           "updateTime": "2025-03-02T09:30:00+08:00",
+         *           "createBy": "zhangwei",
+         *           "updateBy": "liqiang",
+         *           "version": 2,
+         *           "deleted": false
+         *         }
+         *       ]
+         *     }
+         */
+        PushRecordsRequest: {
+            resource: components["schemas"]["ResourceKey"];
+            /** @description 1..500 records; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own. */
+            list: components["schemas"]["PushedRecord"][];
+        };
+        /**
+         * @description The park's answer per item (records of `/system/push/records`, the one attachment of `/system/push/attachment`). `succeeded` and `held` name the items applied, or ignored because the park already held that version or a newer one; `failed` the items it refused. The pusher counts an item delivered only when `held` says the park holds exactly the version it pushed.
+         * @example {
+         *       "succeeded": [
+         *         "RU-001"
+         *       ],
+         *       "failed": [
+         *         {
+         *           "id": "RU-002",
+         *           "index": 1,
+         *           "code": 2003,
+         *           "reason": "permission denied: this account pushes for companyCode 320115001, not 320115002"
+         *         }
+         *       ],
+         *       "held": [
+         *         {
+         *           "id": "RU-001",
+         *           "index": 0,
+         *           "version": 2
+         *         }
+         *       ]
+         *     }
+         */
+        PushResult: {
+            /** @description Ids of the items applied or already held, in list order. */
+            succeeded: components["schemas"]["Id"][];
+            /** @description Items refused, in list order. */
+            failed: {
+                /** @description The item's `id` as sent, or null when it had no string id. */
+                id: string | null;
+                /** @description 0-based position of the item in `list`. */
+                index: number;
+                /** @description 1002: not a valid pushed record of the resource (the reason names the field), a value the park cannot store, or an attachment whose bytes are not what it says; 2003: an item of another enterprise than the pushing `enterprise` account's. */
+                code: number;
+                /** @description Why the item was refused. */
+                reason: string;
+            }[];
+            /** @description Per item of `succeeded`, in list order, the version of the record the park holds after this call: the pushed `version` when it was applied or already held, a higher one when the park held a newer version (the push was then ignored). */
+            held: {
+                id: components["schemas"]["Id"];
+                /** @description 0-based position of the item in `list`. */
+                index: number;
+                /** @description The version the park holds now (null only if a concurrent push of the same record removed it meanwhile). */
+                version: number | null;
+            }[];
+        };
+        /** @description Envelope of the push's operations: `data` is the answer per item when the call was judged (code 0, even if items were refused); null on a failure of the whole call. */
+        PushEnvelope: {
+            data: components["schemas"]["PushResult"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `/system/push/attachment`: one attachment of a record of `resource` as the enterprise holds it, pushed after its record. A deletion travels as its tombstone: `deleted: true`, `content` "", and the version the deletion gave it.
+         * @example {
+         *       "resource": "riskUnit",
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+         *       "companyCode": "320115001",
+         *       "createTime": "2025-03-01T08:00:00+08:00",
+         *       "updateTime": "2025-03-01T08:00:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "updateBy": "zhangwei",
+         *       "version": 1,
+         *       "deleted": false
+         *     }
+         */
+        PushAttachmentRequest: {
+            resource: components["schemas"]["ResourceKey"];
+            id: components["schemas"]["Id"];
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description The file, base64 (standard alphabet, padded), as `attachment/add` takes it (its type proven by its bytes, at most ATTACHMENT_MAX_BYTES); "" in a tombstone. */
+            content: string;
+            /** @description The enterprise that holds the attachment; an `enterprise` account pushes its own only (2003 otherwise). */
+            companyCode: string;
+            createTime: components["schemas"]["Instant"];
+            updateTime: components["schemas"]["Instant"];
+            createBy: string;
+            updateBy: string;
+            /** @description The enterprise's version of the attachment; applied only when newer than the one held. */
+            version: number;
+            /** @description true for a deleted attachment's tombstone. */
+            deleted: boolean;
+        };
         /**
          * @description Body of `history`: the record's id, and the page. On the park edition `companyCode` names the enterprise when several hold the id (as for `getById`).
          * @example {
@@ -3407,7 +3605,7 @@ export type components = {
          */
         AttachmentFileName: string;
         /**
-         * @description Body of `attachment/add`. The push-only fields (`companyCode` ... `deleted`) are sent by the enterprise edition's push with `X-Sync-Push: 1` to the park edition only; in any other call they answer 1002.
+         * @description Body of `attachment/add`. The push-only fields (`companyCode` ... `deleted`) were how earlier versions pushed attachments; they answer 1002 (pushes go through `/system/push/attachment`).
          * @example {
          *       "id": "ATT-001",
          *       "recordId": "RU-001",
@@ -6023,7 +6221,7 @@ export type components = {
             companyCode?: string;
         };
         /**
-         * @description What the park edition holds of a pushed attachment after `attachment/add` with `X-Sync-Push: 1` (as `BatchResult.held` says it of pushed records).
+         * @description What earlier versions answered to a pushed attachment (pushes answer through `/system/push/attachment`, `PushResult`).
          * @example {
          *       "held": 1
          *     }
@@ -6032,7 +6230,7 @@ export type components = {
             /** @description The version of the attachment the park holds now: the pushed `version` when it was applied or already held, a higher one when the park already held a newer version (the push is then ignored). The enterprise marks the attachment `synced` only when this is the version it pushed. Null only if the park no longer holds the attachment at all (removed from its database meanwhile). */
             held: number | null;
         };
-        /** @description Envelope of `attachment/add`: `data` null on an attach and on a failure; on a push (park edition, `X-Sync-Push: 1`) answered with code 0, what the park holds (`AttachmentPushResult`). */
+        /** @description Envelope of `attachment/add`: `data` null (pushes go through `/system/push/attachment`; `AttachmentPushResult` stays declared for clients of earlier versions). */
         AttachmentAddEnvelope: {
             data: components["schemas"]["AttachmentPushResult"] | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
@@ -6105,11 +6303,17 @@ export type components = {
         };
     };
     parameters: {
-        /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+        /**
+         * @deprecated
+         * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+         */
         SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
         IdempotencyKey: string;
-        /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+        /**
+         * @deprecated
+         * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+         */
         AttachmentSyncPush: "1";
     };
     requestBodies: never;
@@ -6486,6 +6690,68 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    systemPushRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1005. 1002 a body that is not `{resource, list}` (an item that is not a valid pushed record fails alone, in `failed`); 1005 an empty list or more than 500 items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemPushAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushAttachmentRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0 (the attachment applied, already held, or refused in `failed`), or 1002 for a body that is not a pushed attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     hazardMonitorEquipAdd: {
         parameters: {
             query?: never;
@@ -6687,7 +6953,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -6754,7 +7023,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7081,7 +7353,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7148,7 +7423,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7475,7 +7753,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7542,7 +7823,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7869,7 +8153,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7936,7 +8223,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -8263,7 +8553,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -8330,7 +8623,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -8657,7 +8953,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -8724,7 +9023,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9051,7 +9353,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -9118,7 +9423,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9445,7 +9753,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -9512,7 +9823,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9839,7 +10153,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -9906,7 +10223,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;

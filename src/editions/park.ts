@@ -1,12 +1,11 @@
 // The park edition: many enterprises' records as they push them, read by the park's accounts; the
 // park is not an author. Its parts over the shared skeleton (shared.ts); an operation class of its
 // own is constructed in `compose` and its handlers listed in `handlers`.
-import type { FastifyRequest } from 'fastify'
 import type { Role } from '../auth/auth-service.ts'
 import { parkHandlers } from '../http/park-handlers.ts'
 import { operationIdOf } from '../http/routing.ts'
 import { ParkOperations } from '../operations/park-operations.ts'
-import { isPush, parkRefusal } from '../park/park-policy.ts'
+import { PUSH_OPERATIONS, parkRefusal } from '../park/park-policy.ts'
 import { ParkStore } from '../store/park-store.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
@@ -26,20 +25,12 @@ export const parkEdition: Edition = {
       attachmentMaxBytes: config.attachmentMaxBytes,
     })
     return {
-      refuse: (policy, request) =>
-        parkRefusal({ action: policy.action, role: request.caller.role, pushHeader: request.headers['x-sync-push'] }),
-      unlimited: (request) => pushRequest(shared.policies, request),
+      refuse: (policy) => parkRefusal(policy.action),
+      unlimited: (request) => PUSH_OPERATIONS.has(operationIdOf(request) ?? ''),
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: true,
       addsHaveEntries: true,
-      handlers: (writes) => parkHandlers({ document, registry, park, ...writes }),
+      handlers: () => parkHandlers({ registry, park }),
     }
   },
-}
-
-/** A push (park/park-policy.ts): not counted by the rate limit. */
-function pushRequest(policies: SharedParts['policies'], request: FastifyRequest): boolean {
-  const role = request.caller?.role
-  const policy = policies.get(operationIdOf(request) ?? '')
-  return role !== undefined && isPush({ action: policy?.action, role, pushHeader: request.headers['x-sync-push'] })
 }

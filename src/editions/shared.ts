@@ -242,6 +242,7 @@ function operationHandlers(
     retryPush: () => parts.push?.retryNow(),
     grantableRoles: parts.grantableRoles,
     reconciler: parts.reconciler,
+    pushFailure: () => parts.push?.callFailure(),
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
   const writes: WriteOptions = {

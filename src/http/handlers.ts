@@ -159,11 +159,9 @@ function attachmentHandler(
   }
 }
 
-/** attachment/add: a new file. A push's header is refused here (the park edition takes pushes in its own handlers). */
+/** attachment/add: a new file. */
 function attachmentAdd(options: ResourceHandlerOptions, resource: ResourceDef): Write {
   return async (request, context) => {
-    if (request.headers['x-sync-push'] === '1')
-      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
     await options.attachments.add(resource, bodyOf<Schemas['AttachmentAddRequest']>(request), context)
     return success()
   }
@@ -184,11 +182,9 @@ export function idempotentWrite(options: WriteOptions, operationId: string, run:
   }
 }
 
-/** add-batch: new records, each judged alone. A push's header is refused here (the park edition takes pushes in its own handlers). */
+/** add-batch: new records, each judged alone. */
 function addBatch(options: ResourceHandlerOptions, resource: ResourceDef): Write {
   return async (request, context) => {
-    if (request.headers['x-sync-push'] === '1')
-      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
     return success(await options.resources.addBatch(resource, bodyOf<ResourceBodies['addBatch']>(request).list, context))
   }
 }

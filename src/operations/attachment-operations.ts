@@ -20,7 +20,7 @@ export interface AttachmentAddBody {
   deleted?: boolean
 }
 
-/** Fields of a pushed attachment (X-Sync-Push) beyond those of `add`. */
+/** Fields of a pushed attachment (/system/push/attachment) beyond those of `add`. */
 export const PUSH_ONLY_FIELDS = ['companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'] as const
 
 export class AttachmentOperations {
@@ -34,7 +34,7 @@ export class AttachmentOperations {
 
   async add(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
     const pushOnly = PUSH_ONLY_FIELDS.find((field) => field in body)
-    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (X-Sync-Push: 1, park edition) carries it`)
+    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (/system/push/attachment, park edition) carries it`)
     const { content, sha256 } = decodeAttachment(body, this.maxBytes)
     await this.store.add(
       resource,

@@ -11,7 +11,7 @@ import type { ResourceDef, ResourceRegistry } from '../resources/resource-regist
 import { type AttachmentStore, attachmentTarget } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
-import type { ApiRecord, WriteContext } from '../store/resource-store.ts'
+import type { ApiRecord } from '../store/resource-store.ts'
 import { type AttachmentAddBody, PUSH_ONLY_FIELDS } from './attachment-operations.ts'
 import { type BatchResult, checkBatchSize, isRecord, validatorOf } from './resource-operations.ts'
 
@@ -19,6 +19,9 @@ import { type BatchResult, checkBatchSize, isRecord, validatorOf } from './resou
 export interface PushResult extends BatchResult {
   held: { id: string; index: number; version: number | null }[]
 }
+
+/** The refusals that are a pushed attachment's own: bytes not what it says, another enterprise's. */
+const ATTACHMENT_REFUSALS = new Set<number>([Code.badParameter, Code.forbidden])
 
 export class ParkOperations {
   private readonly park: ParkStore
@@ -92,14 +95,21 @@ export class ParkOperations {
 
   /**
    * An attachment as the enterprise holds it, applied by (companyCode, id) when its version is
-   * newer; answers the version held now. A tombstone carries no bytes (`content` "").
+   * newer; answered as a page of one: the version held now, or why the park refuses it (the
+   * refusals that judge the attachment; any other failure is the whole call's).
    */
-  async pushAttachment(
-    resource: ResourceDef,
-    body: AttachmentAddBody,
-    companyCode: string | undefined,
-    context: Pick<WriteContext, 'db'>,
-  ): Promise<number | null> {
+  async pushAttachment(resource: ResourceDef, body: AttachmentAddBody, companyCode: string | undefined): Promise<PushResult> {
+    try {
+      const version = await this.applyAttachment(resource, body, companyCode)
+      return { succeeded: [body.id], failed: [], held: [{ id: body.id, index: 0, version }] }
+    } catch (error) {
+      if (!(error instanceof BusinessError) || !ATTACHMENT_REFUSALS.has(error.code)) throw error
+      return { succeeded: [], failed: [{ id: body.id, index: 0, code: error.code, reason: error.message }], held: [] }
+    }
+  }
+
+  /** A tombstone carries no bytes (`content` ""). */
+  private async applyAttachment(resource: ResourceDef, body: AttachmentAddBody, companyCode: string | undefined): Promise<number | null> {
     if (companyCode !== undefined && body.companyCode !== companyCode)
       throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${companyCode} only`)
     const missing = PUSH_ONLY_FIELDS.find((field) => body[field] === undefined)
@@ -110,24 +120,20 @@ export class ParkOperations {
           return { content, sha256: createHash('sha256').update(content).digest('hex') }
         })()
       : decodeAttachment(body, this.attachmentMaxBytes)
-    return this.attachments.applyPushed(
-      resource,
-      {
-        id: body.id,
-        recordId: body.recordId,
-        fileName: body.fileName,
-        contentType: body.contentType,
-        ...decoded,
-        companyCode: body.companyCode!,
-        createTime: body.createTime!,
-        updateTime: body.updateTime!,
-        createBy: body.createBy!,
-        updateBy: body.updateBy!,
-        version: body.version!,
-        deleted: body.deleted!,
-      },
-      context.db,
-    )
+    return this.attachments.applyPushed(resource, {
+      id: body.id,
+      recordId: body.recordId,
+      fileName: body.fileName,
+      contentType: body.contentType,
+      ...decoded,
+      companyCode: body.companyCode!,
+      createTime: body.createTime!,
+      updateTime: body.updateTime!,
+      createBy: body.createBy!,
+      updateBy: body.updateBy!,
+      version: body.version!,
+      deleted: body.deleted!,
+    })
   }
 
   /**

@@ -37,6 +37,8 @@ export class SystemOperations {
   private readonly grantableRoles: ReadonlySet<Role>
   /** Reconciliation with the park, where a push is configured. */
   private readonly reconciler: ReconcileRunner | undefined
+  /** Why the park fails the push's calls now (park/park-push.ts callFailure), where a push is configured. */
+  private readonly pushFailure: () => { reason: string; accountRefused: boolean } | undefined
   private readonly failedRequeueRounds: number
 
   constructor(options: {
@@ -47,8 +49,10 @@ export class SystemOperations {
     retryPush?: () => void
     grantableRoles: ReadonlySet<Role>
     reconciler?: ReconcileRunner
+    pushFailure?: () => { reason: string; accountRefused: boolean } | undefined
     failedRequeueRounds: number
   }) {
+    this.pushFailure = options.pushFailure ?? (() => undefined)
     this.grantableRoles = options.grantableRoles
     this.reconciler = options.reconciler
     this.failedRequeueRounds = options.failedRequeueRounds
@@ -116,6 +120,7 @@ export class SystemOperations {
       failedExhausted: exhausted,
       failures: failures.map((item) => ({ ...item, sync_time: item.sync_time && this.format(item.sync_time) })),
       reconcile: reconcile && { ...reconcile, time: this.format(new Date(reconcile.time)) },
+      pushFailure: this.pushFailure() ?? null,
     })
   }
 

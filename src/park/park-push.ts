@@ -36,34 +36,7 @@ import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
-
-export const PUSH_QUEUE = 'park-push'
-export const DEAD_QUEUE = 'park-push-dead'
-export const SWEEP_QUEUE = 'park-sweep'
-export const RECONCILE_QUEUE = 'park-reconcile'
-
-export interface PushSettings {
-  retryLimit: number
-  retryDelayMaxSeconds: number
-  /** Records per push call; attachments per page read for the push. */
-  batchSize: number
-  /** Bytes per push call or page read (one record or attachment at least, however large). */
-  batchBytes: number
-  /** Pages of one resource pushed at once. */
-  concurrency: number
-  /** How long a woken drain waits for more writes to join it (fuller pages, fewer calls). */
-  debounceMs: number
-  /** A retry job that died with its process is retried after this long (pg-boss expiry). */
-  expireInSeconds: number
-  /** Failed records are queued again by the sweep after resting this long, */
-  failedRetrySeconds: number
-  /** at most this many times (then they stay failed until an operator or a reconciliation). */
-  failedRequeueRounds: number
-  /** When reconciliation runs (cron, pg-boss schedule). */
-  reconcileCron: string
-  /** While the park is unreachable, how often its liveness is looked at. */
-  probeMs: number
-}
+import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
 
 /** Thrown by a retry job that does not knock while the park is known down: pg-boss retries it after its backoff. */
 class ParkDown extends Error {
@@ -86,9 +59,8 @@ export class ParkPush {
   /** The drains of this process, one after the other. */
   private exclusive: Promise<unknown> = Promise.resolve()
   private stopped = false
-  /** Until when the park is taken to be down (after a failed push), and the backoff that set it. */
-  private parkDownUntil = 0
-  private backoffMs = 0
+  /** The park failing the push's calls as a whole, since the last drain that went through; undefined while none fails. */
+  private outage: Outage | undefined
   /**
    * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
    * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
@@ -96,8 +68,6 @@ export class ParkPush {
   private retrying = false
   /** Watches an unreachable park for its return. */
   readonly probe: ParkProbe
-  /** When the probe last started a drain that has not succeeded yet (0: none). */
-  private probeDrainAt = 0
   /**
    * Since start: calls to the park, failed calls, records acknowledged, records refused, drains
    * started at once because the park came back.
@@ -151,7 +121,7 @@ export class ParkPush {
     }
     await this.background.queue(PUSH_QUEUE, retries, async ([job]) => {
       // A fresh job while the park is known down leaves the knocking to its retries (with backoff).
-      if (job.retryCount === 0 && Date.now() < this.parkDownUntil) throw new ParkDown('the park is down: retried after a backoff')
+      if (job.retryCount === 0 && Date.now() < (this.outage?.until ?? 0)) throw new ParkDown('the park is down: retried after a backoff')
       await this.drain()
     })
     await this.background.queue(SWEEP_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => this.sweep())
@@ -170,8 +140,13 @@ export class ParkPush {
    */
   retryNow(): void {
     this.retrying = false
-    this.parkDownUntil = 0
+    if (this.outage) this.outage.until = 0
     void this.wake()
+  }
+
+  /** Why the park fails the push's calls as a whole now (its account refused, say); undefined while none fails. */
+  callFailure(): { reason: string; accountRefused: boolean } | undefined {
+    return this.outage && { reason: this.outage.reason, accountRefused: this.outage.accountRefused }
   }
 
   /**
@@ -181,8 +156,10 @@ export class ParkPush {
    */
   private parkBack(): void {
     const now = Date.now()
-    if (now - this.probeDrainAt < this.backoffMs) return
-    this.probeDrainAt = now
+    if (this.outage) {
+      if (now - this.outage.probeDrainAt < this.outage.backoffMs) return
+      this.outage.probeDrainAt = now
+    }
     this.stats.probeDrains++
     // Its drain may find nothing pending: the records whose retries ran out meanwhile are queued first.
     void this.requeueUndelivered().finally(() => this.retryNow())
@@ -245,19 +222,23 @@ export class ParkPush {
       const callsBefore = this.stats.calls
       await this.drainAll()
       // Calls made and answered, after calls that failed.
-      const recovered = this.backoffMs > 0 && this.stats.calls > callsBefore
+      const recovered = this.outage !== undefined && this.stats.calls > callsBefore
       this.retrying = false
-      this.backoffMs = 0
-      this.parkDownUntil = 0
-      this.probeDrainAt = 0
+      this.outage = undefined
       this.probe.stop()
       // The park takes pushes again after failed calls (back after an outage, or over its own
       // errors): the records whose retries ran out meanwhile go now, not after the sweep's rest.
       if (recovered) await this.requeueUndelivered()
     } catch (error) {
       if (error instanceof ParkUnavailable) {
-        this.backoffMs = Math.min(Math.max(1000, this.backoffMs * 2), this.settings.retryDelayMaxSeconds * 1000)
-        this.parkDownUntil = Date.now() + this.backoffMs
+        const backoffMs = Math.min(Math.max(1000, (this.outage?.backoffMs ?? 0) * 2), this.settings.retryDelayMaxSeconds * 1000)
+        this.outage = {
+          reason: error.message,
+          accountRefused: error.accountRefused,
+          backoffMs,
+          until: Date.now() + backoffMs,
+          probeDrainAt: this.outage?.probeDrainAt ?? 0,
+        }
         // Nothing answered: watch for the park to come back. It answered (a refusal, an error): the
         // backoff alone paces the next attempts.
         if (error.unreachable && !this.stopped) this.probe.start()
@@ -341,7 +322,7 @@ export class ParkPush {
       this.stats.failedCalls++
       const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
       const rest = page.slice(page.indexOf(item)).map((left) => ({ id: left.id, version: left.version, error: message }))
-      await this.sync.recordFailure(target, rest, this.settings.retryLimit + 1)
+      await this.sync.recordFailure(target, rest, this.attemptsAllowed(error))
       throw error
     }
     // The version the park holds now (synced only when it is the pushed one), or the refusal.
@@ -356,9 +337,17 @@ export class ParkPush {
     this.stats.refused += settled.failed
   }
 
+  /**
+   * How many failed calls a record may take before it is failed: none counts when the park refused
+   * the account itself (its password, its role): the records stay pending, retried with backoff,
+   * until the account is fixed.
+   */
+  private attemptsAllowed(error: unknown): number | null {
+    return error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
+  }
+
   /** Pushes one page and settles it: throws only when the call itself failed (to be retried with backoff). */
   private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<void> {
-    const maxAttempts = this.settings.retryLimit + 1
     let result: Awaited<ReturnType<ParkClient['push']>>
     this.stats.calls++
     try {
@@ -370,7 +359,7 @@ export class ParkPush {
       await this.sync.recordFailure(
         resource,
         items.map((item) => ({ id: item.id, version: item.version, error: message })),
-        maxAttempts,
+        this.attemptsAllowed(error),
       )
       throw error
     }

@@ -9,7 +9,7 @@ import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import type { PendingPage } from './sync-store.ts'
 import { lockPushes, pushedBy } from './park-store.ts'
-import { NOW } from './sql-text.ts'
+import { NOW, PUSH_AGAIN } from './sql-text.ts'
 
 export interface AttachmentInput {
   id: string
@@ -156,7 +156,7 @@ export class AttachmentStore {
   async delete(resource: ResourceDef, id: string, userName: string, db: Queryable = this.pool): Promise<void> {
     await db.query(
       `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = $3, ` +
-        `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+        `version = version + 1, ${PUSH_AGAIN} ` +
         `WHERE "companyCode" = $1 AND id = $2 AND live`,
       [this.companyCode, id, userName],
     )

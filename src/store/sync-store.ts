@@ -3,7 +3,7 @@
 // park acknowledged; a newer write meanwhile keeps it pending. Tombstones are pushed like records.
 import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { literal, NOW, quote } from './sql-text.ts'
+import { literal, NOW, PUSH_AGAIN, quote } from './sql-text.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { prepared } from './database.ts'
 
@@ -20,9 +20,14 @@ export interface SyncCounts {
 /** Synced records are counted exactly up to this many per resource, estimated beyond. */
 export const SYNCED_EXACT_LIMIT = 10_000
 
-/** A record as pushed: its fields, the server-kept ones the park keeps too, its version, and whether it is deleted. */
+/** A record as pushed (the document's PushedRecord): its fields, the server-kept ones the park keeps too, its version, and whether it is deleted. */
 export interface PushItem extends ApiRecord {
   id: string
+  companyCode: string
+  createTime: string
+  updateTime: string
+  createBy: string
+  updateBy: string
   version: number
   deleted: boolean
 }
@@ -176,7 +181,15 @@ export class SyncStore {
    * A push of these versions failed (the call: the park never judged them): one more attempt
    * counted, the error kept (marked UNDELIVERED); `failed` at the limit.
    */
-  async recordFailure(resource: ResourceDef, items: { id: string; version: number; error: string }[], maxAttempts: number): Promise<void> {
+  /**
+   * A push call that did not deliver these items: attempts counted and the error kept; failed once
+   * `maxAttempts` are spent, never with `maxAttempts` null (the park refused the account, not them).
+   */
+  async recordFailure(
+    resource: ResourceDef,
+    items: { id: string; version: number; error: string }[],
+    maxAttempts: number | null,
+  ): Promise<void> {
     if (items.length === 0) return
     await this.pool.query(
       `WITH ${pushedRows(resource)} ` +
@@ -274,8 +287,7 @@ export class SyncStore {
   async repush(resource: ResourceDef, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0
     const { rowCount } = await this.pool.query(
-      `UPDATE ${quote(resource.table)} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
-        `WHERE id = ANY($1::text[]) AND sync_status <> 'pending'`,
+      `UPDATE ${quote(resource.table)} SET ${PUSH_AGAIN} ` + `WHERE id = ANY($1::text[]) AND sync_status <> 'pending'`,
       [ids],
     )
     return rowCount ?? 0

@@ -150,8 +150,19 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const name of ['User', 'UserAddRequest', 'UserUpdateRequest']) delete schemas[name].properties.companyCode
   schemas.UserAddRequest.examples = schemas.UserAddRequest.examples.filter((example: Node) => example.role !== 'enterprise')
   for (const example of schemas.User.examples) delete example.companyCode
-  // And (issue 11, outside audits) names for the members of generated enums, and the status's failures.
-  const added = new Set(['enterprise', 'sync_error', 'held', 'failedExhausted', 'reconcile', 'x-enum-varnames', 'x-enumNames', 'failures'])
+  // And (issue 11, outside audits) names for the members of generated enums, and the status's failures;
+  // and the status's pushFailure, since the push has operations of its own.
+  const added = new Set([
+    'enterprise',
+    'sync_error',
+    'held',
+    'failedExhausted',
+    'reconcile',
+    'x-enum-varnames',
+    'x-enumNames',
+    'failures',
+    'pushFailure',
+  ])
   const undo = (node: Node): Node => {
     if (Array.isArray(node)) return node.filter((item) => !added.has(item)).map(undo)
     if (!node || typeof node !== 'object') return node
@@ -171,6 +182,9 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const [path, item] of Object.entries<Node>(copy.paths)) saidBefore(item, path.split('/')[2])
   saidBefore(copy.components.responses, '')
   schemas.EmptyRequest.maxProperties = 0
+  // The push through operations of its own: X-Sync-Push, once the push on add-batch, is deprecated
+  // and means nothing (what a request may send is unchanged).
+  copy.components.parameters.SyncPush = structuredClone(REFERENCE.components.parameters!.SyncPush)
   return undo(copy)
 }
 
