@@ -7,7 +7,7 @@ import { inTransaction, type Queryable } from './database.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import type { PendingPage } from './sync-store.ts'
+import type { PendingPage, SyncTable } from './sync-store.ts'
 import { lockPushes, pushedBy } from './park-store.ts'
 import { NOW, PUSH_AGAIN } from './sql-text.ts'
 
@@ -62,22 +62,15 @@ export interface AttachmentPushItem extends PushFields {
 export interface PushedAttachment extends AttachmentInput, PushFields {}
 
 /**
- * The attachments of a resource as a push target of SyncStore (acknowledge, failures, counts,
+ * The attachments of a resource as a table of push state (SyncStore's acknowledge, failures, counts,
  * retries): the same bookkeeping columns on the `<table>_attachment` table.
  */
-export function attachmentTarget(resource: ResourceDef): ResourceDef {
-  return {
-    ...resource,
-    key: `${resource.key}/attachment`,
-    table: `${resource.table}_attachment`,
-    fields: [],
-    uniqueFields: [],
-    references: [],
-  }
+export function attachmentTarget(resource: ResourceDef): SyncTable {
+  return { key: `${resource.key}/attachment`, table: `${resource.table}_attachment` }
 }
 
 /** Every push target: each resource's records, then each resource's attachments. */
-export function withAttachments(resources: ResourceDef[]): ResourceDef[] {
+export function withAttachments(resources: ResourceDef[]): SyncTable[] {
   return [...resources, ...resources.map(attachmentTarget)]
 }
 
