@@ -152,7 +152,7 @@ export type paths = {
         put?: never;
         /**
          * Park push status
-         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); `failures`, the failed records and attachments themselves, deleted ones included, with their `sync_error` (at most 100, the latest first); and `reconcile`, the last reconciliation with the park. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
+         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); `failures`, the failed records and attachments themselves, deleted ones included, with their `sync_error` (at most 100, the latest first); `reconcile`, the last reconciliation with the park; and `pushFailure`, why the park fails the push's calls as a whole right now (its account refused, say), or null. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
          */
         post: operations["systemSyncStatus"];
         delete?: never;
