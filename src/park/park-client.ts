@@ -184,7 +184,7 @@ export class ParkClient implements ParkHoldings {
    * runs while the first page is read. A failure is left to the push's own log-in.
    */
   async logInAhead(): Promise<void> {
-    await this.loggedIn().catch(() => undefined)
+    await this.ensureSession().catch(() => undefined)
   }
 
   /**
@@ -193,16 +193,16 @@ export class ParkClient implements ParkHoldings {
    * 401 (the refresh refused too: the account's tokens ended) logs in again and is sent once more.
    */
   private async withSession<Answer extends { response: Response }>(call: () => Promise<Answer>): Promise<Answer> {
-    await this.loggedIn()
+    await this.ensureSession()
     const answer = await reach(call)
     if (answer.response.status !== 401) return answer
     this.session = undefined
-    await this.loggedIn()
+    await this.ensureSession()
     return reach(call)
   }
 
   /** Logs in when there is no session: the calls that ask at once share one log-in; a failed one is forgotten. */
-  private loggedIn(): Promise<void> {
+  private ensureSession(): Promise<void> {
     this.session ??= this.logIn().catch((error: unknown) => {
       this.session = undefined
       throw error

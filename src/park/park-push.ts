@@ -1,4 +1,4 @@
-// The park push (SPEC rule 4, CONTRACT §7). A write's need to be pushed is its own
+// The park push. A write's need to be pushed is its own
 // sync_status = 'pending', committed with it; the push is a loop in the process, pg-boss does the
 // job machinery around it (retries with backoff, schedules, several instances):
 // - each write wakes the loop (coalesced, never awaited by the write, no database round trip): a
@@ -10,9 +10,9 @@
 //   pushed and settled at once: no resource references itself, so no page holds a parent of
 //   another page of its resource, and a resource starts only once the previous one is settled;
 // - when the park cannot be reached, the drain stops and a `park-push` job is queued: pg-boss
-//   retries it with exponential backoff up to a ceiling, then dead-letters it; while the park is
-//   known down, writes do not knock (attempts are counted at the backoff's pace); a job whose
-//   process died is reclaimed by pg-boss's supervisor after its expiry;
+//   retries it with exponential backoff up to a ceiling, then dead-letters it. That backoff is the
+//   only one: while the job is queued, writes do not knock (attempts are counted at its pace); a
+//   job whose process died is reclaimed by pg-boss's supervisor after its expiry;
 // - while nothing answers for the park (no connection, a timeout, a gateway's 502/503/504), its
 //   liveness is looked at every SYNC_PARK_PROBE_MS (park-probe.ts): when it answers again, a drain
 //   starts at once instead of after the backoff, so a park coming back (or starting after the
@@ -37,11 +37,6 @@ import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './p
 import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
 import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
-
-/** Thrown by a retry job that does not knock while the park is known down: pg-boss retries it after its backoff. */
-class ParkDown extends Error {
-  override name = 'ParkDown'
-}
 
 export class ParkPush {
   private readonly background: Background
@@ -119,9 +114,8 @@ export class ParkPush {
       // A retry coming due is not notified: polling stays brisk.
       work: { pollingIntervalSeconds: 1 },
     }
-    await this.background.queue(PUSH_QUEUE, retries, async ([job]) => {
-      // A fresh job while the park is known down leaves the knocking to its retries (with backoff).
-      if (job.retryCount === 0 && Date.now() < (this.outage?.until ?? 0)) throw new ParkDown('the park is down: retried after a backoff')
+    await this.background.queue(PUSH_QUEUE, retries, async () => {
+      if (this.outage) this.outage.jobRanAt = Date.now()
       await this.drain()
     })
     await this.background.queue(SWEEP_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => this.sweep())
@@ -136,11 +130,10 @@ export class ParkPush {
 
   /**
    * An operator asked (sync/retry, a reconciliation found differences): a drain now, even while
-   * the park was known down (the backoff is for writes knocking, not for people asking).
+   * the retry job waits out its backoff (the backoff is for writes knocking, not for people asking).
    */
   retryNow(): void {
     this.retrying = false
-    if (this.outage) this.outage.until = 0
     void this.wake()
   }
 
@@ -151,13 +144,13 @@ export class ParkPush {
 
   /**
    * The probe saw the park answer again after failing to: a drain now, of the records whose pushes
-   * never reached the park too. Unless a drain the probe started failed within the backoff: a
-   * flapping park is knocked on at the backoff's pace.
+   * never reached the park too. Unless the probe already started one since the retry job last ran:
+   * a flapping park is knocked on at the job's pace.
    */
   private parkBack(): void {
     const now = Date.now()
     if (this.outage) {
-      if (now - this.outage.probeDrainAt < this.outage.backoffMs) return
+      if (this.outage.probeDrainAt > this.outage.jobRanAt) return
       this.outage.probeDrainAt = now
     }
     this.stats.probeDrains++
@@ -199,7 +192,8 @@ export class ParkPush {
       // The park could not be reached (or the database failed): pg-boss retries with backoff.
       this.log.warn({ err: error }, 'park push: retried later')
       this.retrying = true
-      await this.background.boss.send(PUSH_QUEUE, {}).catch((sendError: Error) => {
+      // Its first run after pg-boss's first retry delay: the drain that failed was its first attempt.
+      await this.background.boss.send(PUSH_QUEUE, {}, { startAfter: 1 }).catch((sendError: Error) => {
         // No retry job (the database failed too): the next write knocks again (the sweep drains
         // what is pending meanwhile), rather than every write waiting for a job that never came.
         this.retrying = false
@@ -231,13 +225,11 @@ export class ParkPush {
       if (recovered) await this.requeueUndelivered()
     } catch (error) {
       if (error instanceof ParkUnavailable) {
-        const backoffMs = Math.min(Math.max(1000, (this.outage?.backoffMs ?? 0) * 2), this.settings.retryDelayMaxSeconds * 1000)
         this.outage = {
           reason: error.message,
           accountRefused: error.accountRefused,
-          backoffMs,
-          until: Date.now() + backoffMs,
           probeDrainAt: this.outage?.probeDrainAt ?? 0,
+          jobRanAt: this.outage?.jobRanAt ?? 0,
         }
         // Nothing answered: watch for the park to come back. It answered (a refusal, an error): the
         // backoff alone paces the next attempts.
@@ -290,7 +282,7 @@ export class ParkPush {
 
   /**
    * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
-   * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push. The park's
+   * sit in memory at once), each pushed by its own /system/push/attachment call. The park's
    * judgement is settled on the attachment like a record's (synced only when the park holds the
    * pushed version, failed with the reason otherwise, a refusal included); only a failed call throws.
    * When writes came meanwhile, it stops after a page (answering false) so that records written

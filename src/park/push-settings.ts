@@ -11,19 +11,17 @@ export const RECONCILE_QUEUE = 'park-reconcile'
 export type PushSettings = Omit<Config['push'], 'superviseSeconds' | 'parkTimeoutMs'>
 
 /**
- * The park failing the push's calls. pg-boss's retries of the `park-push` job are the backoff
- * (1 s doubling up to SYNC_RETRY_DELAY_MAX_SECONDS); `backoffMs` and `until` follow the same
- * schedule in this process, so that what knocks besides the job (a fresh job, a write, the probe
- * seeing a flapping park answer) waits as long as the job's next retry would.
+ * The park failing the push's calls. The backoff is pg-boss's alone: the retries of the
+ * `park-push` job (1 s doubling up to SYNC_RETRY_DELAY_MAX_SECONDS). While it runs no write knocks,
+ * and the probe, seeing a park come back, starts at most one drain between two runs of the job, so
+ * that a flapping park is knocked on at the job's pace.
  */
 export interface Outage {
   /** Why the last call failed (shown in /system/sync/status and /metrics). */
   reason: string
   /** The park refused the push's account itself (its password, its role): the records wait, pending. */
   accountRefused: boolean
-  backoffMs: number
-  /** Nothing but the retry job and people asking knocks before then (epoch milliseconds). */
-  until: number
-  /** When the probe last started a drain in this outage (0: none). */
+  /** When the probe last started a drain in this outage, and when the retry job last ran (epoch ms; 0: never). */
   probeDrainAt: number
+  jobRanAt: number
 }

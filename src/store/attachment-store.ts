@@ -38,7 +38,7 @@ export interface AttachmentInfo {
   content?: string
 }
 
-/** The push-only fields of an attachment (attachment/add with X-Sync-Push): as the enterprise holds it. */
+/** The push-only fields of an attachment (/system/push/attachment): as the enterprise holds it. */
 interface PushFields {
   companyCode: string
   createTime: string
@@ -49,7 +49,7 @@ interface PushFields {
   deleted: boolean
 }
 
-/** An attachment as pushed to the park (attachment/add with X-Sync-Push); a tombstone carries no bytes (content ""). */
+/** An attachment as pushed to the park (/system/push/attachment); a tombstone carries no bytes (content ""). */
 export interface AttachmentPushItem extends PushFields {
   id: string
   recordId: string
