@@ -36,8 +36,8 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     password: config.parkPassword,
     timeoutMs: config.push.parkTimeoutMs,
   })
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log })
-  // Reconciliation runs on a pg-boss schedule, and on demand (/system/sync/reconcile).
+  // Reconciliation runs on the push's pg-boss schedule, and on demand (/system/sync/reconcile); what
+  // it finds is pushed at once.
   const reconciler = new Reconciler({
     pool,
     registry,
@@ -47,6 +47,6 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     companyCode: config.companyCode,
     wake: () => push.retryNow(),
   })
-  push.reconciler = reconciler
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler })
   return { push, reconciler }
 }

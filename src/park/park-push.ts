@@ -47,7 +47,7 @@ export class ParkPush {
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
-  reconciler: Reconciler | undefined
+  readonly reconciler: Reconciler | undefined
   /** The wake loop while it runs; `again` when a wake came during its drain. */
   private looping: Promise<void> | undefined
   private again = false
@@ -77,7 +77,9 @@ export class ParkPush {
     client: ParkClient
     settings: PushSettings
     log: FastifyBaseLogger
+    reconciler?: Reconciler
   }) {
+    this.reconciler = options.reconciler
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
