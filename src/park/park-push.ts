@@ -48,11 +48,11 @@ export class ParkPush {
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
   readonly reconciler: Reconciler | undefined
-  /** The wake loop while it runs; `again` when a wake came during its drain. */
-  private looping: Promise<void> | undefined
-  private again = false
+  /** The wake loop while it runs, and whether a wake came during its drain (it drains once more). */
+  private wakeLoop: Promise<void> | undefined
+  private wokenMeanwhile = false
   /** The drains of this process, one after the other. */
-  private exclusive: Promise<unknown> = Promise.resolve()
+  private drainsInOrder: Promise<unknown> = Promise.resolve()
   private stopped = false
   /** The park failing the push's calls as a whole, since the last drain that went through; undefined while none fails. */
   private outage: Outage | undefined
@@ -60,7 +60,7 @@ export class ParkPush {
    * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
    * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
    */
-  private retrying = false
+  private retryJobQueued = false
   /** Watches an unreachable park for its return. */
   readonly probe: ParkProbe
   /**
@@ -135,7 +135,7 @@ export class ParkPush {
    * the retry job waits out its backoff (the backoff is for writes knocking, not for people asking).
    */
   retryNow(): void {
-    this.retrying = false
+    this.retryJobQueued = false
     void this.wake()
   }
 
@@ -176,40 +176,40 @@ export class ParkPush {
    * (at once when it asked for none: stopped, or a retry job queued).
    */
   wake(): Promise<void> {
-    if (this.stopped || this.retrying) return Promise.resolve()
-    this.again = true
-    this.looping ??= this.loop()
-    return this.looping
+    if (this.stopped || this.retryJobQueued) return Promise.resolve()
+    this.wokenMeanwhile = true
+    this.wakeLoop ??= this.loop()
+    return this.wakeLoop
   }
 
   private async loop(): Promise<void> {
     try {
-      while (this.again && !this.stopped && !this.retrying) {
+      while (this.wokenMeanwhile && !this.stopped && !this.retryJobQueued) {
         // The writes of the next moments join this drain: under load, fuller pages and fewer calls.
         if (this.settings.debounceMs > 0) await delay(this.settings.debounceMs)
-        this.again = false
+        this.wokenMeanwhile = false
         await this.drain()
       }
     } catch (error) {
       // The park could not be reached (or the database failed): pg-boss retries with backoff.
       this.log.warn({ err: error }, 'park push: retried later')
-      this.retrying = true
+      this.retryJobQueued = true
       // Its first run after pg-boss's first retry delay: the drain that failed was its first attempt.
       await this.background.boss.send(PUSH_QUEUE, {}, { startAfter: 1 }).catch((sendError: Error) => {
         // No retry job (the database failed too): the next write knocks again (the sweep drains
         // what is pending meanwhile), rather than every write waiting for a job that never came.
-        this.retrying = false
+        this.retryJobQueued = false
         this.log.warn({ err: sendError }, 'could not queue the park push')
       })
     } finally {
-      this.looping = undefined
+      this.wakeLoop = undefined
     }
   }
 
   /** One drain (after the one running in this process, if any): pushes every pending record; throws when the park could not be reached. */
   async drain(): Promise<void> {
-    const run = this.exclusive.then(() => this.drainOnce())
-    this.exclusive = run.catch(() => undefined)
+    const run = this.drainsInOrder.then(() => this.drainOnce())
+    this.drainsInOrder = run.catch(() => undefined)
     await run
   }
 
@@ -219,7 +219,7 @@ export class ParkPush {
       await this.drainAll()
       // Calls made and answered, after calls that failed.
       const recovered = this.outage !== undefined && this.stats.calls > callsBefore
-      this.retrying = false
+      this.retryJobQueued = false
       this.outage = undefined
       this.probe.stop()
       // The park takes pushes again after failed calls (back after an outage, or over its own
@@ -296,7 +296,7 @@ export class ParkPush {
     while (page.items.length > 0) {
       for (const item of page.items) await this.pushAttachment(resource, item, page.items)
       if (!page.cursor) break
-      if (this.again) return false
+      if (this.wokenMeanwhile) return false
       page = await this.attachments.pending(resource, deleted, batchSize, batchBytes, page.cursor)
     }
     return true
@@ -409,8 +409,8 @@ export class ParkPush {
   async stop(): Promise<void> {
     this.stopped = true
     this.probe.stop()
-    await this.looping
-    await this.exclusive
+    await this.wakeLoop
+    await this.drainsInOrder
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
     await this.probe.settled()
   }
