@@ -152,7 +152,7 @@ export type paths = {
         put?: never;
         /**
          * Park push status
-         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); `failures`, the failed records and attachments themselves, deleted ones included, with their `sync_error` (at most 100, the latest first); and `reconcile`, the last reconciliation with the park. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
+         * @description Admin only, outside the business contract. Counts, per resource, the records (tombstones included) by `sync_status` (`pending`, `synced`, `failed`) and the age of the oldest pending write, to watch the push to the park edition; `failedExhausted`, the failed records the sweep no longer re-queues (each with its `sync_error`); `failures`, the failed records and attachments themselves, deleted ones included, with their `sync_error` (at most 100, the latest first); `reconcile`, the last reconciliation with the park; and `pushFailure`, why the park fails the push's calls as a whole right now (its account refused, say), or null. Takes no body or `{}`. On the park edition, which pushes nowhere, the same shape is answered for its own records.
          */
         post: operations["systemSyncStatus"];
         delete?: never;
@@ -237,6 +237,46 @@ export type paths = {
          * @description Park edition (403/2003 on the enterprise edition); roles `admin`, `operator`, `viewer`. For each enterprise, each `companyCode` with an `enterprise` account or with records on the park: its accounts, the time of its last push, and per resource the live records and tombstones the park holds (exact counts, kept as records are written: the overview costs the same whatever the park holds). Takes no body or `{}`.
          */
         post: operations["systemEnterpriseList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/push/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push a page of an enterprise's records to the park
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). How an enterprise hands the park what it holds: the enterprise edition calls it with its `enterprise` account of the park (`PARK_USER`), and so may any other pusher that follows this document. The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one the park holds, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were the enterprise's to enforce and are not checked again: any sequence of writes the enterprise accepted converges on the park. Each applied version writes its history entry on the park, named after its `updateBy` (the enterprise user who wrote it). Pushes are not counted by the rate limit. The answer says per item what the park holds now (`held`): a pusher counts a record delivered only when that is the version it pushed; an item refused (`failed`: 1002, 2003) will not be applied by pushing it again unchanged. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the page again later.
+         */
+        post: operations["systemPushRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/push/attachment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push one attachment of an enterprise to the park
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own: another enterprise's attachment answers 2003). One attachment (or its tombstone) as the enterprise holds it, pushed after its record: applied by (`companyCode`, `id`) only when its `version` is newer than the one held. Answered as a page of one item: `held` the version the park holds now (a pusher counts the attachment delivered only when that is the version it pushed), or `failed` with the reason (1002: a type not proven by its bytes, invalid base64, a file too large; 2003: another enterprise's attachment; like records, its record is not looked for): refused, it will not be applied by pushing it again unchanged. A body that is not a pushed attachment at all answers 400/1002 and one over the limit 413/1010, applying nothing. Pushes are not counted by the rate limit.
+         */
+        post: operations["systemPushAttachment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -417,7 +457,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["hazardMonitorEquipAddBatch"];
         delete?: never;
@@ -459,9 +499,9 @@ export type paths = {
          * Attach a file to a monitoring equipment record
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live monitoring equipment record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the monitoring equipment record's own reads never carry them. A monitoring equipment record with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["hazardMonitorEquipAttachmentAdd"];
         delete?: never;
@@ -523,7 +563,7 @@ export type paths = {
          * Delete an attachment of a monitoring equipment record
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -708,7 +748,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventRiskUnitAddBatch"];
         delete?: never;
@@ -750,9 +790,9 @@ export type paths = {
          * Attach a file to a risk analysis unit
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live risk analysis unit `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the risk analysis unit's own reads never carry them. A risk analysis unit with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventRiskUnitAttachmentAdd"];
         delete?: never;
@@ -814,7 +854,7 @@ export type paths = {
          * Delete an attachment of a risk analysis unit
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -999,7 +1039,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventRiskEventsAddBatch"];
         delete?: never;
@@ -1041,9 +1081,9 @@ export type paths = {
          * Attach a file to a risk event
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live risk event `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the risk event's own reads never carry them. A risk event with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventRiskEventsAttachmentAdd"];
         delete?: never;
@@ -1105,7 +1145,7 @@ export type paths = {
          * Delete an attachment of a risk event
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -1290,7 +1330,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventRiskMeasuresAddBatch"];
         delete?: never;
@@ -1332,9 +1372,9 @@ export type paths = {
          * Attach a file to a control measure
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live control measure `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the control measure's own reads never carry them. A control measure with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventRiskMeasuresAttachmentAdd"];
         delete?: never;
@@ -1396,7 +1436,7 @@ export type paths = {
          * Delete an attachment of a control measure
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -1581,7 +1621,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventTroubleshootTaskAddBatch"];
         delete?: never;
@@ -1623,9 +1663,9 @@ export type paths = {
          * Attach a file to a hazard troubleshooting task
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live hazard troubleshooting task `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the hazard troubleshooting task's own reads never carry them. A hazard troubleshooting task with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventTroubleshootTaskAttachmentAdd"];
         delete?: never;
@@ -1687,7 +1727,7 @@ export type paths = {
          * Delete an attachment of a hazard troubleshooting task
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -1872,7 +1912,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventTroubleshootRecordAddBatch"];
         delete?: never;
@@ -1914,9 +1954,9 @@ export type paths = {
          * Attach a file to a troubleshooting record
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live troubleshooting record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the troubleshooting record's own reads never carry them. A troubleshooting record with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventTroubleshootRecordAttachmentAdd"];
         delete?: never;
@@ -1978,7 +2018,7 @@ export type paths = {
          * Delete an attachment of a troubleshooting record
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -2165,7 +2205,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventTroubleshootInfoAddBatch"];
         delete?: never;
@@ -2207,9 +2247,9 @@ export type paths = {
          * Attach a file to a hidden-danger record
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live hidden-danger record `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the hidden-danger record's own reads never carry them. A hidden-danger record with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventTroubleshootInfoAttachmentAdd"];
         delete?: never;
@@ -2271,7 +2311,7 @@ export type paths = {
          * Delete an attachment of a hidden-danger record
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -2458,7 +2498,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventTicketBaseInfoAddBatch"];
         delete?: never;
@@ -2500,9 +2540,9 @@ export type paths = {
          * Attach a file to a special work ticket
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live special work ticket `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the special work ticket's own reads never carry them. A special work ticket with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventTicketBaseInfoAttachmentAdd"];
         delete?: never;
@@ -2564,7 +2604,7 @@ export type paths = {
          * Delete an attachment of a special work ticket
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -2749,7 +2789,7 @@ export type paths = {
          *
          *     Park push: see *Park push and sync_status* in the description of this document (asynchronous; never changes this response).
          *
-         *     On the park edition, `add-batch` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes records as the enterprise holds them (see the `X-Sync-Push` parameter): items of another enterprise than an `enterprise` account's own fail alone with 2003, and `data.held` says per applied item the version the park now holds.
+         *     On the park edition `add-batch` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Records reach the park through its own `/system/push/records`.
          */
         post: operations["preventTrainBaseInfoAddBatch"];
         delete?: never;
@@ -2791,9 +2831,9 @@ export type paths = {
          * Attach a file to a training activity
          * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the live training activity `recordId`. The bytes decide the type: they must start as `contentType` does, and a `fileName` extension must fit it (a PNG named `.pdf`, or text declared `image/png`, answers 1002). `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded; this operation's body limit fits such a file's base64. Files are stored apart from the record: the training activity's own reads never carry them. A training activity with live attachments cannot be deleted (1012) until they are.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
-         *     On the park edition, `attachment/add` without `X-Sync-Push: 1` answers 403/2003 for every role (the park is not an author); with it, an `admin` or `enterprise` account pushes an attachment as the enterprise holds it (see the `X-Sync-Push` parameter); an `enterprise` account pushing another enterprise's attachment answers 2003.
+         *     On the park edition `attachment/add` answers 403/2003 for every role, with or without the deprecated `X-Sync-Push` header: the park is not an author. Attachments reach the park through its own `/system/push/attachment`.
          */
         post: operations["preventTrainBaseInfoAttachmentAdd"];
         delete?: never;
@@ -2855,7 +2895,7 @@ export type paths = {
          * Delete an attachment of a training activity
          * @description Deletes the attachment named by `id`. Idempotent: deleting a missing or already deleted attachment is a success. It is kept as a tombstone (its id is never reused) and the deletion is pushed to the park edition.
          *
-         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record; how: see the `X-Sync-Push` parameter of `attachment/add`.
+         *     Park push: as records (see *Park push and sync_status* in the description of this document), after the attachment's record, through the park's `/system/push/attachment`.
          *
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
@@ -3119,12 +3159,12 @@ export type components = {
                 id: string | null;
                 /** @description 0-based position of the item in `list`. */
                 index: number;
-                /** @description The code this item alone would have got from `add` (1002, 1001, 1003, 1006); in push mode 1002 (not a valid pushed record) or 2003 (a record of another enterprise than the pushing `enterprise` account's). */
+                /** @description The code this item alone would have got from `add` (1002, 1001, 1003, 1006). */
                 code: number;
                 /** @description Why the item failed (same text as `add` would have answered in `msg`). */
                 reason: string;
             }[];
-            /** @description Push mode only (park edition, `X-Sync-Push: 1`): per applied item, in list order, the version of the record the park holds after this call: the pushed `version` when it was applied or already held, a higher one when the park already held a newer version. The enterprise marks a record `synced` only when this is the version it pushed. Absent on a plain `add-batch`. */
+            /** @description Never present now: earlier versions answered here the versions a push through `add-batch` left on the park (pushes answer through `/system/push/records`, `PushResult.held`). */
             held?: {
                 id: components["schemas"]["Id"];
                 /** @description 0-based position of the item in `list`. */
@@ -3307,6 +3347,12 @@ export type components = {
                 }[];
                 /** @description The last reconciliation with the park (enterprise edition with a park configured; null before the first run and on the park edition). */
                 reconcile: components["schemas"]["ReconcileResult"] | null;
+                /** @description Why the park fails the push's calls as a whole right now, until a call goes through again (null when none fails, and on the park edition). With `accountRefused` true the park refused the push's account itself (its password, its role not allowed to push: fix PARK_USER, PARK_PASSWORD or the account on the park): the records stay `pending`, their `sync_error` saying the same, retried with backoff and never `failed`. Also in /metrics as `sync_push_account_refused`. */
+                pushFailure: {
+                    /** @description What the park answered, e.g. `park login refused: HTTP 200, wrong user name or password`. */
+                    reason: string;
+                    accountRefused: boolean;
+                } | null;
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
@@ -3331,6 +3377,158 @@ export type components = {
                 requeued: number;
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description One record as the enterprise holds it: every field of the resource named by `resource` (its schema: `RiskUnit` for `riskUnit`, `MonitorEquip` for `monitorEquip`, ...: required fields required, no field outside it) plus the fields below, which the enterprise kept. Each item is validated on its own: an item that is not such a record fails alone with 1002 naming the field. A deletion travels as the record's tombstone: its fields as they were when it was deleted, `deleted: true`, and the version the deletion gave it (one more than the last write's); the park then no longer answers the record (getById 1003, absent from list and search) and counts it among the enterprise's tombstones.
+         * @example {
+         *       "id": "RU-001",
+         *       "riskUnitName": "液氨储罐区",
+         *       "hazardCode": "H32011520230001",
+         *       "hazardDep": "储运车间",
+         *       "hazardLiablePerson": "张伟",
+         *       "riskLevel": "1",
+         *       "companyCode": "320115001",
+         *       "createTime": "2025-03-01T08:00:00+08:00",
+         *       "updateTime": "2025-03-02T09:30:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "updateBy": "liqiang",
+         *       "version": 2,
+         *       "deleted": false
+         *     }
+         */
+        PushedRecord: {
+            id: components["schemas"]["Id"];
+            /** @description The enterprise that holds the record; an `enterprise` account pushes its own only (another enterprise's item fails alone with 2003). */
+            companyCode: string;
+            /** @description As the enterprise holds it. */
+            createTime: components["schemas"]["Instant"];
+            /** @description As the enterprise holds it. */
+            updateTime: components["schemas"]["Instant"];
+            /** @description As the enterprise holds it. */
+            createBy: string;
+            /** @description The enterprise's user who wrote this version: the park names it as the `userName` of the history entry the push writes (not the pushing account). */
+            updateBy: string;
+            /** @description The enterprise's version of the record (1 when added, one more at each update and at the deletion). Applied only when newer than the version the park holds: a repeated or late push changes nothing. */
+            version: number;
+            /** @description true for a deleted record's tombstone. */
+            deleted: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Body of `/system/push/records`: a page of one resource's records, parents' pages before their children's (a reference is not checked on the park, but a reader expects a record's parent to be there).
+         * @example {
+         *       "resource": "riskUnit",
+         *       "list": [
+         *         {
+         *           "id": "RU-001",
+         *           "riskUnitName": "液氨储罐区",
+         *           "hazardCode": "H32011520230001",
+         *           "hazardDep": "储运车间",
+         *           "hazardLiablePerson": "张伟",
+         *           "riskLevel": "1",
+         *           "companyCode": "320115001",
+         *           "createTime": "2025-03-01T08:00:00+08:00",
+         *           "updateTime": "2025-03-02T09:30:00+08:00",
+         *           "createBy": "zhangwei",
+         *           "updateBy": "liqiang",
+         *           "version": 2,
+         *           "deleted": false
+         *         }
+         *       ]
+         *     }
+         */
+        PushRecordsRequest: {
+            resource: components["schemas"]["ResourceKey"];
+            /** @description 1..500 records; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own. */
+            list: components["schemas"]["PushedRecord"][];
+        };
+        /**
+         * @description The park's answer per item (records of `/system/push/records`, the one attachment of `/system/push/attachment`). `succeeded` and `held` name the items applied, or ignored because the park already held that version or a newer one; `failed` the items it refused. The pusher counts an item delivered only when `held` says the park holds exactly the version it pushed.
+         * @example {
+         *       "succeeded": [
+         *         "RU-001"
+         *       ],
+         *       "failed": [
+         *         {
+         *           "id": "RU-002",
+         *           "index": 1,
+         *           "code": 2003,
+         *           "reason": "permission denied: this account pushes for companyCode 320115001, not 320115002"
+         *         }
+         *       ],
+         *       "held": [
+         *         {
+         *           "id": "RU-001",
+         *           "index": 0,
+         *           "version": 2
+         *         }
+         *       ]
+         *     }
+         */
+        PushResult: {
+            /** @description Ids of the items applied or already held, in list order. */
+            succeeded: components["schemas"]["Id"][];
+            /** @description Items refused, in list order. */
+            failed: {
+                /** @description The item's `id` as sent, or null when it had no string id. */
+                id: string | null;
+                /** @description 0-based position of the item in `list`. */
+                index: number;
+                /** @description 1002: not a valid pushed record of the resource (the reason names the field), a value the park cannot store, or an attachment whose bytes are not what it says; 2003: an item of another enterprise than the pushing `enterprise` account's. */
+                code: number;
+                /** @description Why the item was refused. */
+                reason: string;
+            }[];
+            /** @description Per item of `succeeded`, in list order, the version of the record the park holds after this call: the pushed `version` when it was applied or already held, a higher one when the park held a newer version (the push was then ignored). */
+            held: {
+                id: components["schemas"]["Id"];
+                /** @description 0-based position of the item in `list`. */
+                index: number;
+                /** @description The version the park holds now (null only if a concurrent push of the same record removed it meanwhile). */
+                version: number | null;
+            }[];
+        };
+        /** @description Envelope of the push's operations: `data` is the answer per item when the call was judged (code 0, even if items were refused); null on a failure of the whole call. */
+        PushEnvelope: {
+            data: components["schemas"]["PushResult"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `/system/push/attachment`: one attachment of a record of `resource` as the enterprise holds it, pushed after its record. A deletion travels as its tombstone: `deleted: true`, `content` "", and the version the deletion gave it.
+         * @example {
+         *       "resource": "riskUnit",
+         *       "id": "ATT-001",
+         *       "recordId": "RU-001",
+         *       "fileName": "hidden-danger-before.png",
+         *       "contentType": "image/png",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+         *       "companyCode": "320115001",
+         *       "createTime": "2025-03-01T08:00:00+08:00",
+         *       "updateTime": "2025-03-01T08:00:00+08:00",
+         *       "createBy": "zhangwei",
+         *       "updateBy": "zhangwei",
+         *       "version": 1,
+         *       "deleted": false
+         *     }
+         */
+        PushAttachmentRequest: {
+            resource: components["schemas"]["ResourceKey"];
+            id: components["schemas"]["Id"];
+            recordId: components["schemas"]["Id"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            contentType: components["schemas"]["AttachmentContentType"];
+            /** @description The file, base64 (standard alphabet, padded), as `attachment/add` takes it (its type proven by its bytes, at most ATTACHMENT_MAX_BYTES); "" in a tombstone. */
+            content: string;
+            /** @description The enterprise that holds the attachment; an `enterprise` account pushes its own only (2003 otherwise). */
+            companyCode: string;
+            createTime: components["schemas"]["Instant"];
+            updateTime: components["schemas"]["Instant"];
+            createBy: string;
+            updateBy: string;
+            /** @description The enterprise's version of the attachment; applied only when newer than the one held. */
+            version: number;
+            /** @description true for a deleted attachment's tombstone. */
+            deleted: boolean;
+        };
         /**
          * @description Body of `history`: the record's id, and the page. On the park edition `companyCode` names the enterprise when several hold the id (as for `getById`).
          * @example {
@@ -3403,7 +3601,7 @@ export type components = {
          */
         AttachmentFileName: string;
         /**
-         * @description Body of `attachment/add`. The push-only fields (`companyCode` ... `deleted`) are sent by the enterprise edition's push with `X-Sync-Push: 1` to the park edition only; in any other call they answer 1002.
+         * @description Body of `attachment/add`. The push-only fields (`companyCode` ... `deleted`) were how earlier versions pushed attachments; they answer 1002 (pushes go through `/system/push/attachment`).
          * @example {
          *       "id": "ATT-001",
          *       "recordId": "RU-001",
@@ -6020,7 +6218,7 @@ export type components = {
             companyCode?: string;
         };
         /**
-         * @description What the park edition holds of a pushed attachment after `attachment/add` with `X-Sync-Push: 1` (as `BatchResult.held` says it of pushed records).
+         * @description What earlier versions answered to a pushed attachment (pushes answer through `/system/push/attachment`, `PushResult`).
          * @example {
          *       "held": 1
          *     }
@@ -6029,7 +6227,7 @@ export type components = {
             /** @description The version of the attachment the park holds now: the pushed `version` when it was applied or already held, a higher one when the park already held a newer version (the push is then ignored). The enterprise marks the attachment `synced` only when this is the version it pushed. Null only if the park no longer holds the attachment at all (removed from its database meanwhile). */
             held: number | null;
         };
-        /** @description Envelope of `attachment/add`: `data` null on an attach and on a failure; on a push (park edition, `X-Sync-Push: 1`) answered with code 0, what the park holds (`AttachmentPushResult`). */
+        /** @description Envelope of `attachment/add`: `data` null (pushes go through `/system/push/attachment`; `AttachmentPushResult` stays declared for clients of earlier versions). */
         AttachmentAddEnvelope: {
             data: components["schemas"]["AttachmentPushResult"] | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
@@ -6102,11 +6300,17 @@ export type components = {
         };
     };
     parameters: {
-        /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+        /**
+         * @deprecated
+         * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+         */
         SyncPush: "1";
         /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
         IdempotencyKey: string;
-        /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+        /**
+         * @deprecated
+         * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+         */
         AttachmentSyncPush: "1";
     };
     requestBodies: never;
@@ -6483,6 +6687,68 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    systemPushRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1005. 1002 a body that is not `{resource, list}` (an item that is not a valid pushed record fails alone, in `failed`); 1005 an empty list or more than 500 items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemPushAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushAttachmentRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0 (the attachment applied, already held, or refused in `failed`), or 1002 for a body that is not a pushed attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     hazardMonitorEquipAdd: {
         parameters: {
             query?: never;
@@ -6684,7 +6950,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -6751,7 +7020,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -6763,7 +7035,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7078,7 +7350,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7145,7 +7420,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7157,7 +7435,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7472,7 +7750,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7539,7 +7820,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7551,7 +7835,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7866,7 +8150,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -7933,7 +8220,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -7945,7 +8235,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8260,7 +8550,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -8327,7 +8620,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -8339,7 +8635,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8654,7 +8950,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -8721,7 +9020,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -8733,7 +9035,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9048,7 +9350,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -9115,7 +9420,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9127,7 +9435,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9442,7 +9750,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -9509,7 +9820,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9521,7 +9835,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9836,7 +10150,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. Pushes to the park go through `/system/push/records` (records) and `/system/push/attachment` (attachments); `add-batch` is a business write, refused on the park edition (403/2003) with or without this header, and on the enterprise edition an add of new records whether it is sent or not.
+                 */
                 "X-Sync-Push"?: components["parameters"]["SyncPush"];
             };
             path?: never;
@@ -9903,7 +10220,10 @@ export interface operations {
             header?: {
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
+                /**
+                 * @deprecated
+                 * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
+                 */
                 "X-Sync-Push"?: components["parameters"]["AttachmentSyncPush"];
             };
             path?: never;
@@ -9915,7 +10235,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
                     [name: string]: unknown;

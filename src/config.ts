@@ -43,16 +43,21 @@ export interface Config {
   push: {
     retryLimit: number
     retryDelayMaxSeconds: number
+    /** Records per push call; attachments per page read for the push. */
     batchSize: number
     /** Bytes per push call or attachment page (one record or attachment at least, however large). */
     batchBytes: number
     /** Pages of one resource pushed at once. */
     concurrency: number
-    /** How long a woken drain waits for more writes to join it. */
+    /** How long a woken drain waits for more writes to join it (fuller pages, fewer calls). */
     debounceMs: number
+    /** A retry job that died with its process is retried after this long (pg-boss expiry). */
     expireInSeconds: number
+    /** Failed records are queued again by the sweep after resting this long, */
     failedRetrySeconds: number
+    /** at most this many times (then they stay failed until an operator or a reconciliation). */
     failedRequeueRounds: number
+    /** When reconciliation runs (cron, pg-boss schedule). */
     reconcileCron: string
     superviseSeconds: number
     parkTimeoutMs: number

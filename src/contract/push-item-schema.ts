@@ -1,8 +1,8 @@
-// The schema of a record pushed to the park edition (add-batch with X-Sync-Push), derived from the
+// The schema of a record pushed to the park edition (an item of /system/push/records), derived from the
 // resource's add schema in the document: every field, the server-kept ones, version and deleted.
 import type { OpenApiDocument } from './openapi-document.ts'
 
-/** A pushed record (park edition, X-Sync-Push): every field of the resource, the server-kept ones, version, deleted. */
+/** A pushed record (park edition, /system/push/records): every field of the resource, the server-kept ones, version, deleted. */
 export function pushItemSchema(document: OpenApiDocument, schemaName: string): Record<string, unknown> {
   const add = document.components.schemas[schemaName]
   const text = { type: 'string', maxLength: 128 }

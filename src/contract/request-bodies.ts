@@ -22,20 +22,20 @@ export function decodeUtf8(body: Buffer): string {
   }
 }
 
-const LIST_OPENING = Buffer.from('{"list":')
 const CLOSING_BRACE = '}'.charCodeAt(0)
 
 /**
- * The bytes of a batch body's `list` as sent, when the body is `{"list":…}` and nothing else, written
- * compactly (as JSON.stringify writes it, and as the push sends its pages); undefined otherwise.
- * For a body that parsed and passed its schema (an object with `list` alone), these are exactly the
- * JSON text of the list it parsed into: a body with a second member, even a second `list`, leaves
- * bytes that are not JSON, which PostgreSQL refuses.
+ * The bytes of a push's `list` as sent, when the body is `{"resource":"<resource>","list":…}` and
+ * nothing else, written compactly (as JSON.stringify writes it, and as the push sends its pages);
+ * undefined otherwise. For a body that parsed and passed its schema (an object of `resource` and
+ * `list` alone, `resource` the one named), these are exactly the JSON text of the list it parsed
+ * into: a body with another member, even a second `list`, leaves bytes that are not JSON, which
+ * PostgreSQL refuses.
  */
-export function batchListBytes(body: Buffer): Buffer | undefined {
-  const framed =
-    body.length > LIST_OPENING.length && body.at(-1) === CLOSING_BRACE && body.subarray(0, LIST_OPENING.length).equals(LIST_OPENING)
-  return framed ? body.subarray(LIST_OPENING.length, -1) : undefined
+export function pushedListBytes(body: Buffer, resource: string): Buffer | undefined {
+  const opening = Buffer.from(`{"resource":${JSON.stringify(resource)},"list":`)
+  const framed = body.length > opening.length && body.at(-1) === CLOSING_BRACE && body.subarray(0, opening.length).equals(opening)
+  return framed ? body.subarray(opening.length, -1) : undefined
 }
 
 /**

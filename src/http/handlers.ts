@@ -1,12 +1,12 @@
-// One handler per operationId of the document, generic over the resource registry: resource
-// operations dispatch on the document's x-resource and x-action, writes go through Idempotency-Key
-// and wake the park push, and the park edition takes pushed records on add-batch (X-Sync-Push).
+// The handlers of the operations both editions serve, one per operationId: the system's (login,
+// users, sync administration) and the resources', generic over the registry (dispatched on the
+// document's x-resource and x-action); writes go through Idempotency-Key and wake the push. An
+// edition adds its own (park-handlers.ts) in its composition (src/editions/).
 // Bodies are read as the generated types of the document (generated/openapi.ts) describe them:
 // the route has validated each against the same schema before its handler runs.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { components, operations } from '../../generated/openapi.ts'
 import type { Caller } from '../auth/auth-service.ts'
-import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
 import type { AttachmentOperations } from '../operations/attachment-operations.ts'
@@ -32,39 +32,41 @@ interface ResourceBodies {
 }
 
 /** The JSON body of operation `Id` as generated from the document (undefined when the operation takes none and none came). */
-type BodyOf<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { 'application/json': infer Body } } }
+export type BodyOf<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { 'application/json': infer Body } } }
   ? Body
   : operations[Id] extends { requestBody?: { content: { 'application/json': infer Body } } }
     ? Body | undefined
     : undefined
 
 /** A request's body, validated by its route against the schema its generated type describes. */
-function bodyOf<Body>(request: FastifyRequest): Body {
+export function bodyOf<Body>(request: FastifyRequest): Body {
   return request.body as Body
 }
 
 /** The caller authentication found: every operation with a handler below that needs one is secured. */
-function callerOf(request: FastifyRequest): Caller {
+export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw new BusinessError(Code.notLoggedIn, 'not logged in')
   return request.caller
 }
 
-type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
+export type Write = (request: FastifyRequest, context: WriteContext) => Promise<Envelope>
 
-export interface HandlerOptions {
+/** What a write needs besides its operation: its Idempotency-Key, and the push to wake once it is stored. */
+export interface WriteOptions {
+  idempotency: Idempotency
+  wakePush: () => void
+}
+
+export interface ResourceHandlerOptions extends WriteOptions {
   document: OpenApiDocument
   registry: ResourceRegistry
   resources: ResourceOperations
   attachments: AttachmentOperations
-  system: SystemOperations
-  idempotency: Idempotency
-  edition: Config['edition']
-  wakePush: () => void
 }
 
-export function operationHandlers(options: HandlerOptions): Map<string, Handler> {
-  const { system } = options
-  const handlers = new Map<string, Handler>([
+/** The system's operations: log-in and tokens, users, and the push's administration. */
+export function systemHandlers(system: SystemOperations): [string, Handler][] {
+  return [
     ['systemLogin', (request) => system.login(bodyOf<BodyOf<'systemLogin'>>(request))],
     ['systemRefresh', (request) => system.refresh(callerOf(request))],
     ['systemLogout', (request) => system.logout(callerOf(request))],
@@ -75,18 +77,18 @@ export function operationHandlers(options: HandlerOptions): Map<string, Handler>
     ['systemSyncStatus', () => system.syncStatus()],
     ['systemSyncRetry', (request) => system.syncRetry(bodyOf<BodyOf<'systemSyncRetry'>>(request))],
     ['systemSyncReconcile', (request) => system.syncReconcile(bodyOf<BodyOf<'systemSyncReconcile'>>(request))],
-    ['systemSyncDigest', (request) => system.syncDigest(bodyOf<BodyOf<'systemSyncDigest'>>(request), ownCompany(request))],
-    ['systemEnterpriseList', () => system.enterpriseList()],
-  ])
-  for (const { operationId, spec } of listOperations(options.document)) {
-    const key = spec['x-resource']
-    if (!key) continue
-    handlers.set(operationId, resourceHandler(options, operationId, options.registry.get(key), spec['x-action']))
-  }
-  return handlers
+  ]
 }
 
-function resourceHandler(options: HandlerOptions, operationId: string, resource: ResourceDef, action: string | undefined): Handler {
+/** The operations of every resource of the document. */
+export function resourceHandlers(options: ResourceHandlerOptions): [string, Handler][] {
+  return listOperations(options.document).flatMap(({ operationId, spec }): [string, Handler][] => {
+    const key = spec['x-resource']
+    return key ? [[operationId, resourceHandler(options, operationId, options.registry.get(key), spec['x-action'])]] : []
+  })
+}
+
+function resourceHandler(options: ResourceHandlerOptions, operationId: string, resource: ResourceDef, action: string | undefined): Handler {
   const { resources } = options
   const write = (run: Write) => idempotentWrite(options, operationId, run)
   switch (action) {
@@ -126,7 +128,12 @@ function resourceHandler(options: HandlerOptions, operationId: string, resource:
 }
 
 /** The four attachment operations of a resource (CONTRACT §12). */
-function attachmentHandler(options: HandlerOptions, operationId: string, resource: ResourceDef, action: string | undefined): Handler {
+function attachmentHandler(
+  options: ResourceHandlerOptions,
+  operationId: string,
+  resource: ResourceDef,
+  action: string | undefined,
+): Handler {
   const { attachments } = options
   const write = (run: Write) => idempotentWrite(options, operationId, run)
   switch (action) {
@@ -152,33 +159,16 @@ function attachmentHandler(options: HandlerOptions, operationId: string, resourc
   }
 }
 
-/**
- * attachment/add, or on the park edition with X-Sync-Push, the application of a pushed attachment
- * (an admin for any enterprise, an enterprise account for its own: park/park-policy.ts refused everyone else).
- */
-function attachmentAdd(options: HandlerOptions, resource: ResourceDef): Write {
+/** attachment/add: a new file. */
+function attachmentAdd(options: ResourceHandlerOptions, resource: ResourceDef): Write {
   return async (request, context) => {
-    const body = bodyOf<Schemas['AttachmentAddRequest']>(request)
-    if (request.headers['x-sync-push'] !== '1') {
-      await options.attachments.add(resource, body, context)
-      return success()
-    }
-    if (options.edition !== 'park')
-      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
-    const { role } = callerOf(request)
-    const own = ownCompany(request)
-    if (role !== 'admin' && role !== 'enterprise')
-      throw new BusinessError(Code.forbidden, `permission denied: pushing attachments needs the admin or enterprise role, not ${role}`)
-    if (role === 'enterprise' && body.companyCode !== own)
-      throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${own} only`)
-    // The version held now: the enterprise marks the attachment synced only when it is the pushed one.
-    const pushed: Schemas['AttachmentPushResult'] = { held: await options.attachments.applyPushed(resource, body, context) }
-    return success(pushed)
+    await options.attachments.add(resource, bodyOf<Schemas['AttachmentAddRequest']>(request), context)
+    return success()
   }
 }
 
 /** A write runs once per Idempotency-Key when the caller sends one; a stored write wakes the push. */
-function idempotentWrite(options: HandlerOptions, operationId: string, run: Write): Handler {
+export function idempotentWrite(options: WriteOptions, operationId: string, run: Write): Handler {
   return async (request, reply) => {
     const { userId, userName } = callerOf(request)
     const key = request.headers['idempotency-key']
@@ -192,21 +182,15 @@ function idempotentWrite(options: HandlerOptions, operationId: string, run: Writ
   }
 }
 
-/**
- * add-batch, or on the park edition with X-Sync-Push, the application of pushed records (an admin
- * for any enterprise, an enterprise account for its own: park/park-policy.ts refused everyone else).
- */
-function addBatch(options: HandlerOptions, resource: ResourceDef): Write {
+/** add-batch: new records, each judged alone. */
+function addBatch(options: ResourceHandlerOptions, resource: ResourceDef): Write {
   return async (request, context) => {
-    const { list } = bodyOf<ResourceBodies['addBatch']>(request)
-    if (request.headers['x-sync-push'] !== '1') return success(await options.resources.addBatch(resource, list, context))
-    if (options.edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
-    return success(await options.resources.applyPushed(resource, list, ownCompany(request), request.bodyBytes))
+    return success(await options.resources.addBatch(resource, bodyOf<ResourceBodies['addBatch']>(request).list, context))
   }
 }
 
 /** The enterprise an `enterprise` account is bound to (CONTRACT §10); undefined for other roles (they see every enterprise). */
-function ownCompany(request: FastifyRequest): string | undefined {
+export function ownCompany(request: FastifyRequest): string | undefined {
   return request.caller?.role === 'enterprise' ? (request.caller.companyCode ?? undefined) : undefined
 }
 

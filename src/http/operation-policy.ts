@@ -13,18 +13,22 @@ export interface OperationPolicy {
   bodyLimit: number | 'batch' | 'attachment'
   /** x-edition: the one edition that serves the operation (the other answers 403); undefined for both. */
   edition: 'park' | 'enterprise' | undefined
-  /** add-batch (x-action addBatch): its items are judged one by one. */
+  /** A list of items judged one by one (add-batch, the push of records). */
   batch: boolean
+  /** The handler reads the body's bytes as received (the push of records applies a page from its own text). */
+  keepsBytes: boolean
 }
 
 /**
  * Body limits by kind of operation, as the document's description tables them (## Limits): each
- * fits the largest valid body of its operations. An operation may declare its own `x-body-limit`.
+ * fits the largest valid body of its operations. An operation may declare its own `x-body-limit`:
+ * bytes, or the kind whose limit it takes (`batch`, `attachment`).
  */
 export const BODY_LIMITS = { system: 4 * 1024, syncRetry: 64 * 1024, oneRecord: 256 * 1024 } as const
 
 function bodyLimitOf(operationId: string, path: string, spec: OperationSpec): OperationPolicy['bodyLimit'] {
-  if (typeof spec['x-body-limit'] === 'number') return spec['x-body-limit']
+  const declared = spec['x-body-limit']
+  if (typeof declared === 'number' || declared === 'batch' || declared === 'attachment') return declared
   if (spec['x-action'] === 'addBatch') return 'batch'
   if (spec['x-action'] === 'attachmentAdd') return 'attachment'
   // Up to 500 record ids.
@@ -55,7 +59,8 @@ export function operationPolicies(document: OpenApiDocument): Map<string, Operat
           bodyRequired: spec.requestBody?.required === true,
           bodyLimit: bodyLimitOf(operationId, path, spec),
           edition: spec['x-edition'],
-          batch: spec['x-action'] === 'addBatch',
+          batch: bodyLimitOf(operationId, path, spec) === 'batch',
+          keepsBytes: operationId === 'systemPushRecords',
         },
       ]
     }),

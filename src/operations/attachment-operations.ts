@@ -1,11 +1,9 @@
-// The four attachment operations of every resource (CONTRACT §12), and on the park edition the
-// application of pushed attachments (attachment/add with X-Sync-Push: 1).
-import { decodeAttachment, decodeBase64 } from '../domain/attachment-content.ts'
+// The four attachment operations of every resource (pushed attachments: park-operations.ts).
+import { decodeAttachment } from '../domain/attachment-content.ts'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
-import { createHash } from 'node:crypto'
 
 export interface AttachmentAddBody {
   id: string
@@ -22,7 +20,7 @@ export interface AttachmentAddBody {
   deleted?: boolean
 }
 
-/** Fields of a pushed attachment (X-Sync-Push) beyond those of `add`. */
+/** Fields of a pushed attachment (/system/push/attachment) beyond those of `add`. */
 export const PUSH_ONLY_FIELDS = ['companyCode', 'createTime', 'updateTime', 'createBy', 'updateBy', 'version', 'deleted'] as const
 
 export class AttachmentOperations {
@@ -36,7 +34,7 @@ export class AttachmentOperations {
 
   async add(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
     const pushOnly = PUSH_ONLY_FIELDS.find((field) => field in body)
-    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (X-Sync-Push: 1, park edition) carries it`)
+    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (/system/push/attachment, park edition) carries it`)
     const { content, sha256 } = decodeAttachment(body, this.maxBytes)
     await this.store.add(
       resource,
@@ -49,39 +47,6 @@ export class AttachmentOperations {
         sha256,
       },
       context.userName,
-      context.db,
-    )
-  }
-
-  /**
-   * Park edition: an attachment as the enterprise holds it, applied by (companyCode, id) when its
-   * version is newer; answers the version held now. A tombstone carries no bytes (`content` "").
-   */
-  async applyPushed(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<number | null> {
-    const missing = PUSH_ONLY_FIELDS.find((field) => body[field] === undefined)
-    if (missing) throw new BusinessError(Code.badParameter, `${missing}: required in a push (X-Sync-Push: 1)`)
-    const decoded = body.deleted
-      ? (() => {
-          const content = decodeBase64(body.content)
-          return { content, sha256: createHash('sha256').update(content).digest('hex') }
-        })()
-      : decodeAttachment(body, this.maxBytes)
-    return this.store.applyPushed(
-      resource,
-      {
-        id: body.id,
-        recordId: body.recordId,
-        fileName: body.fileName,
-        contentType: body.contentType,
-        ...decoded,
-        companyCode: body.companyCode!,
-        createTime: body.createTime!,
-        updateTime: body.updateTime!,
-        createBy: body.createBy!,
-        updateBy: body.updateBy!,
-        version: body.version!,
-        deleted: body.deleted!,
-      },
       context.db,
     )
   }

@@ -1,8 +1,6 @@
 // The seven generic operations of every resource. Handlers stay thin: domain rules, then the store.
 import type { FastifyBaseLogger } from 'fastify'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
-import { batchListBytes } from '../contract/request-bodies.ts'
-import { pushItemSchema } from '../contract/push-item-schema.ts'
 import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
 import { describeErrors, type Validator } from '../contract/validation.ts'
 import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
@@ -11,7 +9,6 @@ import { BusinessError, Code, GENERIC_BUSY_MESSAGE, severalEnterprises } from '.
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { classifyDatabaseError } from '../store/database-errors.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
-import type { ParkStore } from '../store/park-store.ts'
 import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
 
 export const BATCH_LIMIT = 500
@@ -20,21 +17,16 @@ const UPDATE_ATTEMPTS = 5
 export interface BatchResult {
   succeeded: string[]
   failed: { id: string | null; index: number; code: number; reason: string }[]
-  /** Push mode (park edition): per applied item, the version the park holds now. */
-  held?: { id: string; index: number; version: number | null }[]
 }
 
 export class ResourceOperations {
   private readonly store: ResourceStore
   /** Validates one `add` body of each resource (batch items are checked one by one). */
   private readonly itemValidators: Map<string, Validator>
-  /** Validates one pushed record of each resource (park edition, X-Sync-Push). */
-  private readonly pushItemValidators: Map<string, Validator>
   private readonly historyStore: HistoryStore
   /** Where an unexpected failure of one batch item is logged (the item answers -1, the batch goes on). */
   private readonly log: Pick<FastifyBaseLogger, 'error'> | undefined
-
-  private readonly park: ParkStore | undefined
+  private readonly byEnterprise: boolean
 
   constructor(options: {
     store: ResourceStore
@@ -44,22 +36,19 @@ export class ResourceOperations {
     document: OpenApiDocument
     registry: ResourceRegistry
     log?: Pick<FastifyBaseLogger, 'error'>
-    /** Park edition: where pushed records are applied. */
-    park?: ParkStore
+    /** Records keyed by (companyCode, id): several enterprises' in one table. */
+    byEnterprise?: boolean
   }) {
+    this.byEnterprise = options.byEnterprise ?? false
     const { compiles, document, registry } = options
     this.store = options.store
     this.historyStore = options.history
     this.log = options.log
-    this.park = options.park
     this.itemValidators = new Map(
       registry.all.map((resource) => [
         resource.key,
         compiles.validator({ ...document.components.schemas[resource.schemaName], components: document.components }),
       ]),
-    )
-    this.pushItemValidators = new Map(
-      registry.all.map((resource) => [resource.key, compiles.validator(pushItemSchema(document, resource.schemaName))]),
     )
   }
 
@@ -109,7 +98,7 @@ export class ResourceOperations {
   }
 
   async page(resource: ResourceDef, request: SearchRequest): Promise<Page> {
-    return this.store.page(resource, validSearch(resource, request, this.park !== undefined))
+    return this.store.page(resource, validSearch(resource, request, this.byEnterprise))
   }
 
   /** A record's history, newest first (deleted records keep theirs). */
@@ -128,52 +117,6 @@ export class ResourceOperations {
   /** Each item is validated and stored on its own, in order; later items may name earlier ones. */
   async addBatch(resource: ResourceDef, list: unknown[], context: WriteContext): Promise<BatchResult> {
     return this.eachItem(list, validatorOf(this.itemValidators, resource), (item) => this.add(resource, item, context))
-  }
-
-  /**
-   * Park edition: records pushed by enterprises, applied by (companyCode, id) and version in one
-   * statement (a repeated or late push changes nothing). Rules, uniqueness and references were the
-   * enterprise's to check. An item of another enterprise than the pushing account's (`companyCode`
-   * given: an `enterprise` account) fails alone with 2003; `held` answers per applied item the
-   * version the park holds now. `body`: the request's bytes; when every item is applied and the
-   * body is the list alone, the statement reads the list from them (request-bodies.ts,
-   * batchListBytes) instead of from the items written out again.
-   */
-  async applyPushed(resource: ResourceDef, list: unknown[], companyCode: string | undefined, body?: Buffer): Promise<BatchResult> {
-    checkBatchSize(list)
-    const validate = validatorOf(this.pushItemValidators, resource)
-    const held: NonNullable<BatchResult['held']> = []
-    const result: BatchResult = { succeeded: [], failed: [], held }
-    const accepted: { index: number; id: string; item: ApiRecord }[] = []
-    for (const [index, item] of list.entries()) {
-      const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
-      if (!validate(item)) {
-        result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors) })
-      } else if (!isRecord(item) || id === null) {
-        throw new Error('a valid pushed item without an id')
-      } else if (companyCode !== undefined && item.companyCode !== companyCode) {
-        const reason = `permission denied: this account pushes for companyCode ${companyCode}, not ${String(item.companyCode)}`
-        result.failed.push({ id, index, code: Code.forbidden, reason })
-      } else accepted.push({ index, id, item })
-    }
-    if (accepted.length === 0) return result
-    if (!this.park) throw new Error('pushed records are applied on the park edition only')
-    const sent = body && accepted.length === list.length ? batchListBytes(body) : undefined
-    const applied = await this.park.applyPage(
-      resource,
-      accepted.map(({ item }) => item),
-      sent,
-    )
-    for (const [i, { index, id }] of accepted.entries()) {
-      if (applied.errors[i]) {
-        result.failed.push({ id, index, code: Code.badParameter, reason: 'a value is out of range (a date or time that does not exist?)' })
-      } else {
-        result.succeeded.push(id)
-        held.push({ id, index, version: applied.held[i] })
-      }
-    }
-    result.failed.sort((a, b) => a.index - b.index)
-    return result
   }
 
   private async eachItem(list: unknown[], validate: Validator, apply: (item: ApiRecord) => Promise<void>): Promise<BatchResult> {
@@ -212,18 +155,18 @@ export class ResourceOperations {
   }
 }
 
-function checkBatchSize(list: unknown[]): void {
+export function checkBatchSize(list: unknown[]): void {
   if (list.length === 0 || list.length > BATCH_LIMIT) {
     throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
   }
 }
 
-function validatorOf(validators: Map<string, Validator>, resource: ResourceDef): Validator {
+export function validatorOf(validators: Map<string, Validator>, resource: ResourceDef): Validator {
   const validate = validators.get(resource.key)
   if (!validate) throw new Error(`no validator for resource ${resource.key}`)
   return validate
 }
 
-function isRecord(value: unknown): value is ApiRecord {
+export function isRecord(value: unknown): value is ApiRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

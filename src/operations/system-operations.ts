@@ -1,11 +1,9 @@
 // Login, tokens, user administration and push administration (the `system` module).
 import type { AuthService, Caller, Role } from '../auth/auth-service.ts'
-import type { Edition } from '../config.ts'
 import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
-import { attachmentTarget, withAttachments } from '../store/attachment-store.ts'
+import { withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
-import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 
 /** The most failed records and attachments `/system/sync/status` lists (`failures`). */
@@ -33,15 +31,14 @@ export class SystemOperations {
   private readonly sync: SyncStore
   private readonly registry: ResourceRegistry
   private readonly format: InstantFormatter
-  /** Wakes the park push (enterprise edition) after failed records were queued again. */
-  /** Drains now what an operator queued again (park/park-push.ts retryNow). */
+  /** Drains now what an operator queued again (park/park-push.ts retryNow); nothing without a push. */
   private readonly retryPush: () => void
-
-  private readonly edition: Edition
-  /** Digests and the park overview (park edition); digests of the enterprise's own records too. */
-  private readonly park: ParkStore
-  /** Enterprise edition with a park configured. */
+  /** The roles an admin may grant here (the `enterprise` role only where enterprises push to). */
+  private readonly grantableRoles: ReadonlySet<Role>
+  /** Reconciliation with the park, where a push is configured. */
   private readonly reconciler: ReconcileRunner | undefined
+  /** Why the park fails the push's calls now (park/park-push.ts callFailure), where a push is configured. */
+  private readonly pushFailure: () => { reason: string; accountRefused: boolean } | undefined
   private readonly failedRequeueRounds: number
 
   constructor(options: {
@@ -49,21 +46,21 @@ export class SystemOperations {
     sync: SyncStore
     registry: ResourceRegistry
     format: InstantFormatter
-    retryPush: () => void
-    edition: Edition
-    park: ParkStore
-    reconciler: ReconcileRunner | undefined
+    retryPush?: () => void
+    grantableRoles: ReadonlySet<Role>
+    reconciler?: ReconcileRunner
+    pushFailure?: () => { reason: string; accountRefused: boolean } | undefined
     failedRequeueRounds: number
   }) {
-    this.edition = options.edition
-    this.park = options.park
+    this.pushFailure = options.pushFailure ?? (() => undefined)
+    this.grantableRoles = options.grantableRoles
     this.reconciler = options.reconciler
     this.failedRequeueRounds = options.failedRequeueRounds
     this.auth = options.auth
     this.sync = options.sync
     this.registry = options.registry
     this.format = options.format
-    this.retryPush = options.retryPush
+    this.retryPush = options.retryPush ?? (() => undefined)
   }
 
   async login(body: { userName: string; password: string }): Promise<Envelope> {
@@ -123,56 +120,21 @@ export class SystemOperations {
       failedExhausted: exhausted,
       failures: failures.map((item) => ({ ...item, sync_time: item.sync_time && this.format(item.sync_time) })),
       reconcile: reconcile && { ...reconcile, time: this.format(new Date(reconcile.time)) },
+      pushFailure: this.pushFailure() ?? null,
     })
   }
 
-  /** Enterprise edition: compares with the park, answers the differences and pushes them again. */
+  /** Compares with the park, answers the differences and pushes them again. */
   async syncReconcile(body: { limit?: number } | undefined): Promise<Envelope> {
     if (!this.reconciler) throw new BusinessError(Code.badParameter, 'no park configured (PARK_URL): nothing to reconcile with')
     const result = await this.reconciler.run(body?.limit ?? 100)
     return success({ ...result, time: this.format(new Date(result.time)) })
   }
 
-  /**
-   * Park edition: digests of one enterprise's records (or with `attachments`, of the resource's
-   * attachments) in buckets of ids, or their (id, version, deleted) with `records`
-   * (reconciliation). An enterprise account asks for its own enterprise.
-   */
-  async syncDigest(
-    body: { resource: string; companyCode?: string; prefixes: string[]; records?: boolean; attachments?: boolean },
-    ownCompany: string | undefined,
-  ): Promise<Envelope> {
-    if (ownCompany !== undefined && body.companyCode !== undefined && body.companyCode !== ownCompany) {
-      throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${ownCompany} only`)
-    }
-    const companyCode = ownCompany ?? body.companyCode
-    if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required (which enterprise)')
-    if (new Set(body.prefixes.map((prefix) => prefix.length)).size > 1) {
-      throw new BusinessError(Code.badParameter, 'prefixes: must all have the same length')
-    }
-    const records = this.registry.get(body.resource)
-    const resource = body.attachments ? attachmentTarget(records) : records
-    if (!body.records) return success({ buckets: await this.park.digests(resource, companyCode, body.prefixes) })
-    const held = await this.park.held(resource, companyCode, body.prefixes)
-    if (held.length > DIGEST_RECORDS_LIMIT) {
-      throw new BusinessError(Code.badParameter, `prefixes: more than ${DIGEST_RECORDS_LIMIT} records; ask for longer prefixes`)
-    }
-    return success({ records: held })
-  }
-
-  /** Park edition: every enterprise with an account or records, its accounts, last push and holdings. */
-  async enterpriseList(): Promise<Envelope> {
-    const list = await this.park.enterprises()
-    return success({
-      list: list.map((entry) => ({ ...entry, lastPushTime: entry.lastPushTime && this.format(entry.lastPushTime) })),
-      total: list.length,
-    })
-  }
-
   /** The `enterprise` role exists on the park edition only. */
   private checkRole(role: Role): void {
-    if (role === 'enterprise' && this.edition !== 'park') {
-      throw new BusinessError(Code.badParameter, 'role: enterprise accounts exist on the park edition only')
+    if (!this.grantableRoles.has(role)) {
+      throw new BusinessError(Code.badParameter, `role: ${role} accounts exist on the park edition only`)
     }
   }
 

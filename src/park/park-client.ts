@@ -1,17 +1,20 @@
-// The enterprise edition's client of the park edition: the typed client generated from the document
-// (openapi-fetch), logged in with the configured park account, logging in again on 401.
-import createClient from 'openapi-fetch'
-import type { components, paths } from '../../generated/openapi.ts'
+// The enterprise edition's client of the park edition: the integrators' SDK (sdk/client.ts: the typed
+// client generated from the document, with its session), logged in with the configured park account.
+// It pushes through the park's push operations (/system/push/records, /system/push/attachment) and
+// reads its digests (/system/sync/digest).
+import type { components } from '../../generated/openapi.ts'
 import { listOperations, loadOpenApi } from '../contract/openapi-document.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import { createSafetyClient, type SafetyClient } from '../sdk/client.ts'
 import type { AttachmentPushItem } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion } from '../store/park-store.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
-type BatchResult = components['schemas']['BatchResult']
+type PushResult = components['schemas']['PushResult']
 type DigestRequest = components['schemas']['DigestRequest']
 type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
 type ResourceKey = components['schemas']['ResourceKey']
+
 /** What reconciliation compares: a resource's records, or its attachments. */
 export interface DigestTarget {
   resource: ResourceDef
@@ -33,29 +36,6 @@ export interface AttachmentPushAnswer {
   held?: number | null
 }
 
-/** An error answer: no data. */
-type ErrorEnvelope = { code: number; msg: string; data?: undefined }
-
-/** The add-batch operations of the document. */
-type AddBatchPath = Extract<keyof paths, `/${string}/add-batch`>
-
-/**
- * add-batch with X-Sync-Push, as the document describes it (the header's description): the same
- * operations, answering the same, whose `list` holds records as the enterprise holds them.
- */
-type PushPaths = {
-  [Path in AddBatchPath]: {
-    post: Omit<paths[Path]['post'], 'requestBody'> & { requestBody: { content: { 'application/json': { list: PushItem[] } } } }
-  }
-}
-
-/** The document's add-batch paths, to tell a resource's path is one of them. */
-const ADD_BATCH_PATHS = new Set(
-  listOperations(loadOpenApi().document)
-    .filter(({ spec }) => spec['x-action'] === 'addBatch')
-    .map(({ path }) => path),
-)
-
 const RESOURCE_KEYS = new Set(
   listOperations(loadOpenApi().document).flatMap(({ spec }) => (typeof spec['x-resource'] === 'string' ? [spec['x-resource']] : [])),
 )
@@ -70,23 +50,6 @@ function resourceKey(resource: ResourceDef): ResourceKey {
   return resource.key
 }
 
-function isAddBatchPath(path: string): path is AddBatchPath {
-  return ADD_BATCH_PATHS.has(path)
-}
-
-/** The attachment/add operations of the document: a pushed attachment is their body with the push-only fields set. */
-type AttachmentAddPath = Extract<keyof paths, `/${string}/attachment/add`>
-
-const ATTACHMENT_ADD_PATHS = new Set(
-  listOperations(loadOpenApi().document)
-    .filter(({ spec }) => spec['x-action'] === 'attachmentAdd')
-    .map(({ path }) => path),
-)
-
-function isAttachmentAddPath(path: string): path is AttachmentAddPath {
-  return ATTACHMENT_ADD_PATHS.has(path)
-}
-
 /**
  * A call to the park failed. `unreachable` when nothing answered for the park: no connection
  * (refused, reset, timed out) or a gateway in front of it answering for it (502, 503, 504); the
@@ -96,46 +59,56 @@ function isAttachmentAddPath(path: string): path is AttachmentAddPath {
 export class ParkUnavailable extends Error {
   override name = 'ParkUnavailable'
   readonly unreachable: boolean
+  /**
+   * The park refused the account itself, not what was pushed (its password, its role not allowed
+   * to push: 401 or 403 on a whole call): a configuration fault, the records wait for it to be fixed.
+   */
+  readonly accountRefused: boolean
 
-  constructor(message: string, unreachable: boolean) {
+  constructor(message: string, reasons: { unreachable: boolean; accountRefused?: boolean }) {
     super(message)
-    this.unreachable = unreachable
+    this.unreachable = reasons.unreachable
+    this.accountRefused = reasons.accountRefused ?? false
   }
 
   /** The call went out and got no answer. */
   static unreached(error: unknown): ParkUnavailable {
-    return new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`, true)
+    return new ParkUnavailable(`park unreachable: ${error instanceof Error ? error.message : String(error)}`, { unreachable: true })
   }
 
   /** The park (or what stands for it) answered, but not with what was asked. */
   static answered(status: number, body: { code: number; msg: string } | undefined): ParkUnavailable {
-    return new ParkUnavailable(
-      `park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`,
-      GATEWAY_FAILURES.has(status),
-    )
+    return new ParkUnavailable(`park answered HTTP ${status}, code ${body?.code ?? '-'}: ${body?.msg ?? 'no envelope'}`, {
+      unreachable: GATEWAY_FAILURES.has(status),
+      accountRefused: status === 401 || status === 403,
+    })
   }
 }
 
 /** Answers of a gateway that could not reach the park, or of a park not serving yet. */
 const GATEWAY_FAILURES = new Set([502, 503, 504])
 
+/** Code of a login whose user name or password the park refused. */
+const LOGIN_FAILED = 2004
+
 export class ParkClient implements ParkHoldings {
   private readonly baseUrl: string
-  private readonly client: ReturnType<typeof createClient<paths>>
-  private readonly pushClient: ReturnType<typeof createClient<PushPaths>>
+  private readonly client: SafetyClient
   private readonly userName: string
   private readonly password: string
-  private readonly timeoutMs: number
-  private token: string | undefined
-  private loggingIn: Promise<string> | undefined
+  /** The log-in under way or done; undefined when the next call must log in (the first, or after its tokens were refused). */
+  private session: Promise<void> | undefined
 
   constructor(options: { url: string; userName: string; password: string; timeoutMs: number }) {
     this.baseUrl = options.url.replace(/\/$/, '')
-    this.client = createClient<paths>({ baseUrl: this.baseUrl })
-    this.pushClient = createClient<PushPaths>({ baseUrl: this.baseUrl })
+    const { timeoutMs } = options
+    // Every call to the park, log-in and refresh included, gives up after timeoutMs.
+    this.client = createSafetyClient({
+      baseUrl: this.baseUrl,
+      fetch: (request) => fetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) }),
+    })
     this.userName = options.userName
     this.password = options.password
-    this.timeoutMs = options.timeoutMs
   }
 
   /**
@@ -153,33 +126,41 @@ export class ParkClient implements ParkHoldings {
     }
   }
 
-  /** Pushes records of one resource; the park answers per item. Throws ParkUnavailable when it cannot. */
-  async push(resource: ResourceDef, items: PushItem[]): Promise<BatchResult> {
-    const path = `/${resource.path}/add-batch`
-    if (!isAddBatchPath(path)) throw new Error(`the document has no ${path}`)
-    let answer = await this.send(path, items)
-    if (answer.status === 401) {
-      this.token = undefined
-      answer = await this.send(path, items)
-    }
-    const { status, body } = answer
-    if (status !== 200 || !body || body.code !== 0 || !body.data) {
-      throw ParkUnavailable.answered(status, body)
-    }
-    return body.data
+  /** Pushes a page of one resource's records; the park answers per item. Throws ParkUnavailable when it did not judge them. */
+  async push(resource: ResourceDef, items: PushItem[]): Promise<PushResult> {
+    return this.judged(
+      await this.withSession(() => this.client.POST('/system/push/records', { body: { resource: resourceKey(resource), list: items } })),
+    )
+  }
+
+  /**
+   * Pushes one attachment: the park's judgement of it, its refusal (a business code) or the version
+   * it holds now (`held`, absent when it did not say). Throws ParkUnavailable when the park did not
+   * judge it.
+   */
+  async pushAttachment(resource: ResourceDef, item: AttachmentPushItem): Promise<AttachmentPushAnswer> {
+    const answer = await this.withSession(() =>
+      this.client.POST('/system/push/attachment', { body: { resource: resourceKey(resource), ...item } }),
+    )
+    // A body the park refuses as such (400/1002 not a pushed attachment, 413/1010 too large) is the attachment's own fault.
+    const refused = envelopeOf(answer.error)
+    if (refused && (answer.response.status === 400 || answer.response.status === 413)) return refused
+    const { failed, held } = this.judged(answer)
+    if (failed[0]) return { code: failed[0].code, msg: failed[0].reason }
+    return { code: 0, msg: '', held: held[0]?.version }
   }
 
   /** The park's digests of this enterprise's records (or attachments) in these buckets (reconciliation). */
   async digests(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
     const data = await this.digest({ ...this.digestOf(target), companyCode, prefixes, records: false })
-    if (!('buckets' in data)) throw new ParkUnavailable('park answered records where digests were asked for', false)
+    if (!('buckets' in data)) throw new ParkUnavailable('park answered records where digests were asked for', { unreachable: false })
     return data.buckets
   }
 
   /** The (id, version, deleted) the park holds of them in these buckets. */
   async held(target: DigestTarget, companyCode: string, prefixes: string[]): Promise<HeldVersion[]> {
     const data = await this.digest({ ...this.digestOf(target), companyCode, prefixes, records: true })
-    if (!('records' in data)) throw new ParkUnavailable('park answered digests where records were asked for', false)
+    if (!('records' in data)) throw new ParkUnavailable('park answered digests where records were asked for', { unreachable: false })
     return data.records
   }
 
@@ -188,120 +169,69 @@ export class ParkClient implements ParkHoldings {
   }
 
   private async digest(request: DigestRequest): Promise<DigestData> {
-    let answer = await this.sendDigest(request)
-    if (answer.status === 401) {
-      this.token = undefined
-      answer = await this.sendDigest(request)
-    }
-    const { status, body } = answer
-    if (status !== 200 || !body || body.code !== 0 || !body.data) {
-      throw ParkUnavailable.answered(status, body)
-    }
-    return body.data
+    return this.judged(await this.withSession(() => this.client.POST('/system/sync/digest', { body: request })))
   }
 
-  private async sendDigest(request: DigestRequest) {
-    const token = await this.login()
-    try {
-      const { response, data, error } = await this.client.POST('/system/sync/digest', {
-        body: request,
-        headers: { authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })
-      return { status: response.status, body: data ?? envelopeOf(error) }
-    } catch (error) {
-      throw ParkUnavailable.unreached(error)
-    }
-  }
-
-  /**
-   * Pushes one attachment (attachment/add with X-Sync-Push): the park's judgement of it, its refusal
-   * (a business code) or the version it holds now (`held`, absent when it did not say). Throws
-   * ParkUnavailable when the park did not judge it.
-   */
-  async pushAttachment(resource: ResourceDef, item: AttachmentPushItem): Promise<AttachmentPushAnswer> {
-    const path = `/${resource.path}/attachment/add`
-    if (!isAttachmentAddPath(path)) throw new Error(`the document has no ${path}`)
-    let answer = await this.sendAttachment(path, item)
-    if (answer.status === 401) {
-      this.token = undefined
-      answer = await this.sendAttachment(path, item)
-    }
-    const { status, body } = answer
-    if (body && status === 200 && body.code === 0) return { code: 0, msg: body.msg, held: body.data?.held }
-    // A business refusal is the attachment's, whatever its HTTP status (2003 answers 403, 1010 413):
-    // the park judged it. No envelope, the park's own failures (5xx), its rate limit (429) and a
-    // login it keeps refusing (401) are the park's trouble: not delivered.
-    if (body && body.code !== 0 && status < 500 && status !== 401 && status !== 429) return { code: body.code, msg: body.msg }
-    throw ParkUnavailable.answered(status, body)
-  }
-
-  private async sendAttachment(path: AttachmentAddPath, item: AttachmentPushItem) {
-    const token = await this.login()
-    try {
-      const { response, data, error } = await this.client.POST(path, {
-        body: item,
-        headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })
-      return { status: response.status, body: data ?? envelopeOf(error) }
-    } catch (error) {
-      throw ParkUnavailable.unreached(error)
-    }
-  }
-
-  private async send(path: AddBatchPath, items: PushItem[]) {
-    const token = await this.login()
-    try {
-      const { response, data, error } = await this.pushClient.POST(path, {
-        body: { list: items },
-        headers: { authorization: `Bearer ${token}`, 'x-sync-push': '1' },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })
-      return { status: response.status, body: data ?? envelopeOf(error) }
-    } catch (error) {
-      throw ParkUnavailable.unreached(error)
-    }
+  /** The data of an answer of code 0; any other answer is the whole call's failure. */
+  private judged<Data>(answer: { data?: { code: number; msg: string; data: Data | null }; error?: unknown; response: Response }): Data {
+    const { data, response } = answer
+    if (response.status === 200 && data?.code === 0 && data.data) return data.data
+    throw ParkUnavailable.answered(response.status, envelopeOf(data ?? answer.error))
   }
 
   /**
    * Logs in ahead of a push (an edition starting with a backlog): the park's check of the password
-   * runs while the first page is read. A failure is left to the push's own login.
+   * runs while the first page is read. A failure is left to the push's own log-in.
    */
   async logInAhead(): Promise<void> {
-    await this.login().catch(() => undefined)
+    await this.ensureSession().catch(() => undefined)
   }
 
-  /** The token, logging in when there is none: pages pushed at once share one login. */
-  private async login(): Promise<string> {
-    if (this.token) return this.token
-    this.loggingIn ??= this.logIn().finally(() => (this.loggingIn = undefined))
-    return this.loggingIn
+  /**
+   * A call with a session, the one place that keeps it: a log-in first when there is none; a token
+   * expired or revoked is refreshed by the SDK, which sends the call again; a call still answered
+   * 401 (the refresh refused too: the account's tokens ended) logs in again and is sent once more.
+   */
+  private async withSession<Answer extends { response: Response }>(call: () => Promise<Answer>): Promise<Answer> {
+    await this.ensureSession()
+    const answer = await reach(call)
+    if (answer.response.status !== 401) return answer
+    this.session = undefined
+    await this.ensureSession()
+    return reach(call)
   }
 
-  private async logIn(): Promise<string> {
-    const answer = await this.client
-      .POST('/system/login', {
-        body: { userName: this.userName, password: this.password },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })
-      .catch((error: unknown) => {
-        throw ParkUnavailable.unreached(error)
-      })
-    const token = answer.data?.data?.token
-    const { status } = answer.response
-    if (!token)
-      throw new ParkUnavailable(
-        `park login refused: HTTP ${status}, ${answer.data?.msg ?? answer.error?.msg ?? ''}`,
-        GATEWAY_FAILURES.has(status),
-      )
-    this.token = token
-    return token
+  /** Logs in when there is no session: the calls that ask at once share one log-in; a failed one is forgotten. */
+  private ensureSession(): Promise<void> {
+    this.session ??= this.logIn().catch((error: unknown) => {
+      this.session = undefined
+      throw error
+    })
+    return this.session
+  }
+
+  private async logIn(): Promise<void> {
+    const { data, error, response } = await reach(() => this.client.login(this.userName, this.password))
+    if (data?.code === 0) return
+    const { status } = response
+    throw new ParkUnavailable(`park login refused: HTTP ${status}, ${data?.msg ?? error?.msg ?? ''}`, {
+      unreachable: GATEWAY_FAILURES.has(status),
+      accountRefused: data?.code === LOGIN_FAILED || status === 401 || status === 403,
+    })
   }
 }
 
-/** An error answer's envelope, when it is one (the park's 4xx/5xx answers are; a proxy's may not be). */
-function envelopeOf(answer: unknown): ErrorEnvelope | undefined {
+/** The call's answer; a call that got none (no connection, a timeout) throws ParkUnavailable. */
+async function reach<Answer>(call: () => Promise<Answer>): Promise<Answer> {
+  try {
+    return await call()
+  } catch (error) {
+    throw ParkUnavailable.unreached(error)
+  }
+}
+
+/** An answer's envelope, when it is one (the park's answers are; a proxy's may not be). */
+function envelopeOf(answer: unknown): { code: number; msg: string } | undefined {
   if (typeof answer !== 'object' || answer === null || !('code' in answer) || !('msg' in answer)) return undefined
   const { code, msg } = answer
   return typeof code === 'number' && typeof msg === 'string' ? { code, msg } : undefined

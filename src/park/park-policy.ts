@@ -1,41 +1,22 @@
-// Who may do what on the park edition (CONTRACT §10), checked with the roles before any parsing:
-// - the park is not an author: business writes (`add`, `update`, `delete`, and `add-batch`
-//   without `X-Sync-Push: 1`, attachment/add without it, attachment/delete) are refused for every role; only pushes write, from an `admin` (any
-//   enterprise) or an `enterprise` account (its own, checked per item);
-// - an `enterprise` account reads its own enterprise's records and pushes them, nothing else (the
-//   document's x-roles list where it may call at all).
+// Who may do what on the park edition, beyond the roles the document lists (x-roles):
+// - the park is not an author: every business write (`add`, `update`, `delete`, `add-batch`,
+//   `attachment/add`, `attachment/delete`) is refused for every role; the park holds what its
+//   enterprises push through the push's own operations (`/system/push/*`);
+// - those pushes are not counted by the rate limit: an enterprise draining a backlog makes
+//   thousands of them a minute by design.
 import { BusinessError, Code } from '../errors.ts'
 
-export interface ParkRequest {
-  /** The operation's x-action (resource operations), undefined for system operations. */
-  action: string | undefined
-  role: string
-  pushHeader: unknown
-}
+/** The business writes of a resource, by the document's x-action. */
+const BUSINESS_WRITES = new Set(['add', 'update', 'delete', 'addBatch', 'attachmentAdd', 'attachmentDelete'])
 
-/** The refusal of a request on the park edition, or undefined when the roles decide alone. */
-export function parkRefusal(request: ParkRequest): BusinessError | undefined {
-  const { action, role } = request
-  const pushable = action === 'addBatch' || action === 'attachmentAdd'
-  const push = pushable && request.pushHeader === '1'
-  if (action === 'add' || action === 'update' || action === 'delete' || action === 'attachmentDelete' || (pushable && !push)) {
-    return new BusinessError(
-      Code.forbidden,
-      'permission denied: the park edition is not an author; it holds what its enterprises push (add-batch and attachment/add with X-Sync-Push: 1)',
-    )
-  }
-  if (push && role !== 'admin' && role !== 'enterprise') {
-    return new BusinessError(Code.forbidden, `permission denied: pushing needs the admin or enterprise role, not ${role}`)
-  }
-  return undefined
-}
+/** The push's own operations: an `admin` for any enterprise, an `enterprise` account for its own (x-roles). */
+export const PUSH_OPERATIONS: ReadonlySet<string> = new Set(['systemPushRecords', 'systemPushAttachment'])
 
-/**
- * A push the park takes (add-batch or attachment/add with X-Sync-Push: 1, by an admin or an
- * enterprise account): not counted against the API's rate limit, since an enterprise draining a
- * backlog makes thousands of them a minute by design.
- */
-export function isPush(request: ParkRequest): boolean {
-  const pushable = request.action === 'addBatch' || request.action === 'attachmentAdd'
-  return pushable && request.pushHeader === '1' && (request.role === 'admin' || request.role === 'enterprise')
+/** The park's refusal of an operation, by its x-action; undefined when the roles decide alone. */
+export function parkRefusal(action: string | undefined): BusinessError | undefined {
+  if (action === undefined || !BUSINESS_WRITES.has(action)) return undefined
+  return new BusinessError(
+    Code.forbidden,
+    'permission denied: the park edition is not an author; it holds what its enterprises push (/system/push/records, /system/push/attachment)',
+  )
 }

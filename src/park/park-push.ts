@@ -1,4 +1,4 @@
-// The park push (SPEC rule 4, CONTRACT §7). A write's need to be pushed is its own
+// The park push. A write's need to be pushed is its own
 // sync_status = 'pending', committed with it; the push is a loop in the process, pg-boss does the
 // job machinery around it (retries with backoff, schedules, several instances):
 // - each write wakes the loop (coalesced, never awaited by the write, no database round trip): a
@@ -10,9 +10,9 @@
 //   pushed and settled at once: no resource references itself, so no page holds a parent of
 //   another page of its resource, and a resource starts only once the previous one is settled;
 // - when the park cannot be reached, the drain stops and a `park-push` job is queued: pg-boss
-//   retries it with exponential backoff up to a ceiling, then dead-letters it; while the park is
-//   known down, writes do not knock (attempts are counted at the backoff's pace); a job whose
-//   process died is reclaimed by pg-boss's supervisor after its expiry;
+//   retries it with exponential backoff up to a ceiling, then dead-letters it. That backoff is the
+//   only one: while the job is queued, writes do not knock (attempts are counted at its pace); a
+//   job whose process died is reclaimed by pg-boss's supervisor after its expiry;
 // - while nothing answers for the park (no connection, a timeout, a gateway's 502/503/504), its
 //   liveness is looked at every SYNC_PARK_PROBE_MS (park-probe.ts): when it answers again, a drain
 //   starts at once instead of after the backoff, so a park coming back (or starting after the
@@ -36,39 +36,7 @@ import type { PushItem, SyncStore } from '../store/sync-store.ts'
 import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
-
-export const PUSH_QUEUE = 'park-push'
-export const DEAD_QUEUE = 'park-push-dead'
-export const SWEEP_QUEUE = 'park-sweep'
-export const RECONCILE_QUEUE = 'park-reconcile'
-
-export interface PushSettings {
-  retryLimit: number
-  retryDelayMaxSeconds: number
-  /** Records per push call; attachments per page read for the push. */
-  batchSize: number
-  /** Bytes per push call or page read (one record or attachment at least, however large). */
-  batchBytes: number
-  /** Pages of one resource pushed at once. */
-  concurrency: number
-  /** How long a woken drain waits for more writes to join it (fuller pages, fewer calls). */
-  debounceMs: number
-  /** A retry job that died with its process is retried after this long (pg-boss expiry). */
-  expireInSeconds: number
-  /** Failed records are queued again by the sweep after resting this long, */
-  failedRetrySeconds: number
-  /** at most this many times (then they stay failed until an operator or a reconciliation). */
-  failedRequeueRounds: number
-  /** When reconciliation runs (cron, pg-boss schedule). */
-  reconcileCron: string
-  /** While the park is unreachable, how often its liveness is looked at. */
-  probeMs: number
-}
-
-/** Thrown by a retry job that does not knock while the park is known down: pg-boss retries it after its backoff. */
-class ParkDown extends Error {
-  override name = 'ParkDown'
-}
+import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
 
 export class ParkPush {
   private readonly background: Background
@@ -79,25 +47,22 @@ export class ParkPush {
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
-  reconciler: Reconciler | undefined
-  /** The wake loop while it runs; `again` when a wake came during its drain. */
-  private looping: Promise<void> | undefined
-  private again = false
+  readonly reconciler: Reconciler | undefined
+  /** The wake loop while it runs, and whether a wake came during its drain (it drains once more). */
+  private wakeLoop: Promise<void> | undefined
+  private wokenMeanwhile = false
   /** The drains of this process, one after the other. */
-  private exclusive: Promise<unknown> = Promise.resolve()
+  private drainsInOrder: Promise<unknown> = Promise.resolve()
   private stopped = false
-  /** Until when the park is taken to be down (after a failed push), and the backoff that set it. */
-  private parkDownUntil = 0
-  private backoffMs = 0
+  /** The park failing the push's calls as a whole, since the last drain that went through; undefined while none fails. */
+  private outage: Outage | undefined
   /**
    * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
    * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
    */
-  private retrying = false
+  private retryJobQueued = false
   /** Watches an unreachable park for its return. */
   readonly probe: ParkProbe
-  /** When the probe last started a drain that has not succeeded yet (0: none). */
-  private probeDrainAt = 0
   /**
    * Since start: calls to the park, failed calls, records acknowledged, records refused, drains
    * started at once because the park came back.
@@ -112,7 +77,9 @@ export class ParkPush {
     client: ParkClient
     settings: PushSettings
     log: FastifyBaseLogger
+    reconciler?: Reconciler
   }) {
+    this.reconciler = options.reconciler
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
@@ -149,9 +116,8 @@ export class ParkPush {
       // A retry coming due is not notified: polling stays brisk.
       work: { pollingIntervalSeconds: 1 },
     }
-    await this.background.queue(PUSH_QUEUE, retries, async ([job]) => {
-      // A fresh job while the park is known down leaves the knocking to its retries (with backoff).
-      if (job.retryCount === 0 && Date.now() < this.parkDownUntil) throw new ParkDown('the park is down: retried after a backoff')
+    await this.background.queue(PUSH_QUEUE, retries, async () => {
+      if (this.outage) this.outage.jobRanAt = Date.now()
       await this.drain()
     })
     await this.background.queue(SWEEP_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => this.sweep())
@@ -166,23 +132,29 @@ export class ParkPush {
 
   /**
    * An operator asked (sync/retry, a reconciliation found differences): a drain now, even while
-   * the park was known down (the backoff is for writes knocking, not for people asking).
+   * the retry job waits out its backoff (the backoff is for writes knocking, not for people asking).
    */
   retryNow(): void {
-    this.retrying = false
-    this.parkDownUntil = 0
+    this.retryJobQueued = false
     void this.wake()
+  }
+
+  /** Why the park fails the push's calls as a whole now (its account refused, say); undefined while none fails. */
+  callFailure(): { reason: string; accountRefused: boolean } | undefined {
+    return this.outage && { reason: this.outage.reason, accountRefused: this.outage.accountRefused }
   }
 
   /**
    * The probe saw the park answer again after failing to: a drain now, of the records whose pushes
-   * never reached the park too. Unless a drain the probe started failed within the backoff: a
-   * flapping park is knocked on at the backoff's pace.
+   * never reached the park too. Unless the probe already started one since the retry job last ran:
+   * a flapping park is knocked on at the job's pace.
    */
   private parkBack(): void {
     const now = Date.now()
-    if (now - this.probeDrainAt < this.backoffMs) return
-    this.probeDrainAt = now
+    if (this.outage) {
+      if (this.outage.probeDrainAt > this.outage.jobRanAt) return
+      this.outage.probeDrainAt = now
+    }
     this.stats.probeDrains++
     // Its drain may find nothing pending: the records whose retries ran out meanwhile are queued first.
     void this.requeueUndelivered().finally(() => this.retryNow())
@@ -204,39 +176,40 @@ export class ParkPush {
    * (at once when it asked for none: stopped, or a retry job queued).
    */
   wake(): Promise<void> {
-    if (this.stopped || this.retrying) return Promise.resolve()
-    this.again = true
-    this.looping ??= this.loop()
-    return this.looping
+    if (this.stopped || this.retryJobQueued) return Promise.resolve()
+    this.wokenMeanwhile = true
+    this.wakeLoop ??= this.loop()
+    return this.wakeLoop
   }
 
   private async loop(): Promise<void> {
     try {
-      while (this.again && !this.stopped && !this.retrying) {
+      while (this.wokenMeanwhile && !this.stopped && !this.retryJobQueued) {
         // The writes of the next moments join this drain: under load, fuller pages and fewer calls.
         if (this.settings.debounceMs > 0) await delay(this.settings.debounceMs)
-        this.again = false
+        this.wokenMeanwhile = false
         await this.drain()
       }
     } catch (error) {
       // The park could not be reached (or the database failed): pg-boss retries with backoff.
       this.log.warn({ err: error }, 'park push: retried later')
-      this.retrying = true
-      await this.background.boss.send(PUSH_QUEUE, {}).catch((sendError: Error) => {
+      this.retryJobQueued = true
+      // Its first run after pg-boss's first retry delay: the drain that failed was its first attempt.
+      await this.background.boss.send(PUSH_QUEUE, {}, { startAfter: 1 }).catch((sendError: Error) => {
         // No retry job (the database failed too): the next write knocks again (the sweep drains
         // what is pending meanwhile), rather than every write waiting for a job that never came.
-        this.retrying = false
+        this.retryJobQueued = false
         this.log.warn({ err: sendError }, 'could not queue the park push')
       })
     } finally {
-      this.looping = undefined
+      this.wakeLoop = undefined
     }
   }
 
   /** One drain (after the one running in this process, if any): pushes every pending record; throws when the park could not be reached. */
   async drain(): Promise<void> {
-    const run = this.exclusive.then(() => this.drainOnce())
-    this.exclusive = run.catch(() => undefined)
+    const run = this.drainsInOrder.then(() => this.drainOnce())
+    this.drainsInOrder = run.catch(() => undefined)
     await run
   }
 
@@ -245,19 +218,21 @@ export class ParkPush {
       const callsBefore = this.stats.calls
       await this.drainAll()
       // Calls made and answered, after calls that failed.
-      const recovered = this.backoffMs > 0 && this.stats.calls > callsBefore
-      this.retrying = false
-      this.backoffMs = 0
-      this.parkDownUntil = 0
-      this.probeDrainAt = 0
+      const recovered = this.outage !== undefined && this.stats.calls > callsBefore
+      this.retryJobQueued = false
+      this.outage = undefined
       this.probe.stop()
       // The park takes pushes again after failed calls (back after an outage, or over its own
       // errors): the records whose retries ran out meanwhile go now, not after the sweep's rest.
       if (recovered) await this.requeueUndelivered()
     } catch (error) {
       if (error instanceof ParkUnavailable) {
-        this.backoffMs = Math.min(Math.max(1000, this.backoffMs * 2), this.settings.retryDelayMaxSeconds * 1000)
-        this.parkDownUntil = Date.now() + this.backoffMs
+        this.outage = {
+          reason: error.message,
+          accountRefused: error.accountRefused,
+          probeDrainAt: this.outage?.probeDrainAt ?? 0,
+          jobRanAt: this.outage?.jobRanAt ?? 0,
+        }
         // Nothing answered: watch for the park to come back. It answered (a refusal, an error): the
         // backoff alone paces the next attempts.
         if (error.unreachable && !this.stopped) this.probe.start()
@@ -309,7 +284,7 @@ export class ParkPush {
 
   /**
    * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
-   * sit in memory at once), each pushed by its own attachment/add call with X-Sync-Push. The park's
+   * sit in memory at once), each pushed by its own /system/push/attachment call. The park's
    * judgement is settled on the attachment like a record's (synced only when the park holds the
    * pushed version, failed with the reason otherwise, a refusal included); only a failed call throws.
    * When writes came meanwhile, it stops after a page (answering false) so that records written
@@ -321,7 +296,7 @@ export class ParkPush {
     while (page.items.length > 0) {
       for (const item of page.items) await this.pushAttachment(resource, item, page.items)
       if (!page.cursor) break
-      if (this.again) return false
+      if (this.wokenMeanwhile) return false
       page = await this.attachments.pending(resource, deleted, batchSize, batchBytes, page.cursor)
     }
     return true
@@ -341,7 +316,7 @@ export class ParkPush {
       this.stats.failedCalls++
       const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
       const rest = page.slice(page.indexOf(item)).map((left) => ({ id: left.id, version: left.version, error: message }))
-      await this.sync.recordFailure(target, rest, this.settings.retryLimit + 1)
+      await this.sync.recordFailure(target, rest, this.attemptsAllowed(error))
       throw error
     }
     // The version the park holds now (synced only when it is the pushed one), or the refusal.
@@ -356,9 +331,17 @@ export class ParkPush {
     this.stats.refused += settled.failed
   }
 
+  /**
+   * How many failed calls a record may take before it is failed: none counts when the park refused
+   * the account itself (its password, its role): the records stay pending, retried with backoff,
+   * until the account is fixed.
+   */
+  private attemptsAllowed(error: unknown): number | null {
+    return error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
+  }
+
   /** Pushes one page and settles it: throws only when the call itself failed (to be retried with backoff). */
   private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<void> {
-    const maxAttempts = this.settings.retryLimit + 1
     let result: Awaited<ReturnType<ParkClient['push']>>
     this.stats.calls++
     try {
@@ -370,7 +353,7 @@ export class ParkPush {
       await this.sync.recordFailure(
         resource,
         items.map((item) => ({ id: item.id, version: item.version, error: message })),
-        maxAttempts,
+        this.attemptsAllowed(error),
       )
       throw error
     }
@@ -426,8 +409,8 @@ export class ParkPush {
   async stop(): Promise<void> {
     this.stopped = true
     this.probe.stop()
-    await this.looping
-    await this.exclusive
+    await this.wakeLoop
+    await this.drainsInOrder
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
     await this.probe.settled()
   }

@@ -95,6 +95,14 @@ function registerRecoveryMetrics(
     clock,
   )
   new Gauge({
+    name: 'sync_push_account_refused',
+    help: "1 while the park refuses the push's account itself (its password, its role): the records wait, pending, until it is fixed.",
+    registers: [metrics],
+    collect() {
+      this.set(push?.callFailure()?.accountRefused ? 1 : 0)
+    },
+  })
+  new Gauge({
     name: 'sync_records_failed_exhausted',
     help: 'Failed records and attachments the sweep no longer queues again (SYNC_FAILED_REQUEUE_ROUNDS reached): they wait for a retry or a reconciliation.',
     registers: [metrics],

@@ -10,10 +10,10 @@
 // their (id, version, deleted) on both sides and compare them.
 // Records still pending on the enterprise are on their way and do not count as differences.
 import type pg from 'pg'
-import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import { attachmentTarget } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion, ParkStore } from '../store/park-store.ts'
-import type { SyncStore } from '../store/sync-store.ts'
+import type { SyncStore, SyncTable } from '../store/sync-store.ts'
 import type { DigestTarget, ParkHoldings } from './park-client.ts'
 
 /** A bucket holding at most this many records (on either side) is listed instead of split. */
@@ -191,7 +191,7 @@ export class Reconciler {
     }
   }
 
-  private async localHeld(resource: ResourceDef, prefixes: string[]): Promise<(HeldVersion & { pending: boolean })[]> {
+  private async localHeld(resource: SyncTable, prefixes: string[]): Promise<(HeldVersion & { pending: boolean })[]> {
     const { rows } = await this.pool.query(
       `SELECT id, version::int AS version, live IS NULL AS deleted, sync_status = 'pending' AS pending FROM "${resource.table}" ` +
         `WHERE "companyCode" = $1 AND left(md5(id), $3) = ANY($2::text[])`,
@@ -210,7 +210,7 @@ export class Reconciler {
 }
 
 /** The table compared: the resource's, or its attachments' (the same id, version, live and sync columns). */
-function tableOf(target: DigestTarget): ResourceDef {
+function tableOf(target: DigestTarget): SyncTable {
   return target.attachments ? attachmentTarget(target.resource) : target.resource
 }
 

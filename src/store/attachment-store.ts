@@ -7,9 +7,9 @@ import { inTransaction, type Queryable } from './database.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import type { PendingPage } from './sync-store.ts'
+import type { PendingPage, SyncTable } from './sync-store.ts'
 import { lockPushes, pushedBy } from './park-store.ts'
-import { NOW } from './sql-text.ts'
+import { NOW, PUSH_AGAIN } from './sql-text.ts'
 
 export interface AttachmentInput {
   id: string
@@ -38,7 +38,7 @@ export interface AttachmentInfo {
   content?: string
 }
 
-/** The push-only fields of an attachment (attachment/add with X-Sync-Push): as the enterprise holds it. */
+/** The push-only fields of an attachment (/system/push/attachment): as the enterprise holds it. */
 interface PushFields {
   companyCode: string
   createTime: string
@@ -49,7 +49,7 @@ interface PushFields {
   deleted: boolean
 }
 
-/** An attachment as pushed to the park (attachment/add with X-Sync-Push); a tombstone carries no bytes (content ""). */
+/** An attachment as pushed to the park (/system/push/attachment); a tombstone carries no bytes (content ""). */
 export interface AttachmentPushItem extends PushFields {
   id: string
   recordId: string
@@ -62,22 +62,15 @@ export interface AttachmentPushItem extends PushFields {
 export interface PushedAttachment extends AttachmentInput, PushFields {}
 
 /**
- * The attachments of a resource as a push target of SyncStore (acknowledge, failures, counts,
+ * The attachments of a resource as a table of push state (SyncStore's acknowledge, failures, counts,
  * retries): the same bookkeeping columns on the `<table>_attachment` table.
  */
-export function attachmentTarget(resource: ResourceDef): ResourceDef {
-  return {
-    ...resource,
-    key: `${resource.key}/attachment`,
-    table: `${resource.table}_attachment`,
-    fields: [],
-    uniqueFields: [],
-    references: [],
-  }
+export function attachmentTarget(resource: ResourceDef): SyncTable {
+  return { key: `${resource.key}/attachment`, table: `${resource.table}_attachment` }
 }
 
 /** Every push target: each resource's records, then each resource's attachments. */
-export function withAttachments(resources: ResourceDef[]): ResourceDef[] {
+export function withAttachments(resources: ResourceDef[]): SyncTable[] {
   return [...resources, ...resources.map(attachmentTarget)]
 }
 
@@ -156,7 +149,7 @@ export class AttachmentStore {
   async delete(resource: ResourceDef, id: string, userName: string, db: Queryable = this.pool): Promise<void> {
     await db.query(
       `UPDATE "${attachmentTarget(resource).table}" SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = $3, ` +
-        `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+        `version = version + 1, ${PUSH_AGAIN} ` +
         `WHERE "companyCode" = $1 AND id = $2 AND live`,
       [this.companyCode, id, userName],
     )

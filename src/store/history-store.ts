@@ -60,14 +60,14 @@ export class HistoryStore {
   private readonly pool: pg.Pool
   private readonly format: InstantFormatter
   private readonly retentionDays: number | undefined
-  /** The park edition: every applied push has its entry written, an add's too. */
-  private readonly park: boolean
+  /** Adds have entries of their own (the park's: every applied push writes one), so only a record older than them reads its add from the row. */
+  private readonly addsHaveEntries: boolean
 
-  constructor(options: { pool: pg.Pool; format: InstantFormatter; retentionDays?: number; park?: boolean }) {
+  constructor(options: { pool: pg.Pool; format: InstantFormatter; retentionDays?: number; addsHaveEntries?: boolean }) {
     this.pool = options.pool
     this.format = options.format
     this.retentionDays = options.retentionDays
-    this.park = options.park ?? false
+    this.addsHaveEntries = options.addsHaveEntries ?? false
   }
 
   /** A page of one record's entries, newest first. 1004 when the id never existed. */
@@ -98,7 +98,7 @@ export class HistoryStore {
         record !== undefined &&
         !stored.added &&
         record.withinRetention &&
-        (stored.total === 0 ? record.version === 1 : stored.first === 2 && (!this.park || stored.firstAction === 'update'))
+        (stored.total === 0 ? record.version === 1 : stored.first === 2 && (!this.addsHaveEntries || stored.firstAction === 'update'))
       const list = rows.map((row) => this.toApi(resource, row))
       // The add is the oldest entry: on the page that reaches past the stored ones.
       if (implicitAdd && offset <= stored.total && stored.total < offset + query.pageSize) {

@@ -17,6 +17,7 @@ import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { SCALAR_TYPES } from './resource-sql.ts'
 import { NOW, quote } from './sql-text.ts'
+import type { SyncTable } from './sync-store.ts'
 
 /** The server-kept fields a push carries (besides version and deleted). */
 const PUSHED_SERVER_FIELDS: FieldDef[] = [
@@ -134,7 +135,7 @@ export class ParkStore {
   }
 
   /** Digests of the records of `companyCode` in each bucket (every prefix of one length, hex). */
-  async digests(resource: ResourceDef, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
+  async digests(resource: SyncTable, companyCode: string, prefixes: string[]): Promise<Bucket[]> {
     const length = prefixes[0]?.length ?? 0
     const { rows } = await this.pool.query(
       `SELECT left(md5(id), $3) AS prefix, count(*)::int AS count, ` +
@@ -147,7 +148,7 @@ export class ParkStore {
   }
 
   /** The (id, version, deleted) of the records of `companyCode` in these buckets; at most `limit` + 1. */
-  async held(resource: ResourceDef, companyCode: string, prefixes: string[], limit = DIGEST_RECORDS_LIMIT): Promise<HeldVersion[]> {
+  async held(resource: SyncTable, companyCode: string, prefixes: string[], limit = DIGEST_RECORDS_LIMIT): Promise<HeldVersion[]> {
     const length = prefixes[0]?.length ?? 0
     const { rows } = await this.pool.query(
       `SELECT id, version::int AS version, live IS NULL AS deleted FROM ${quote(resource.table)} ` +

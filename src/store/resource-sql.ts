@@ -6,7 +6,7 @@
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
 import { historyFields, historyInsert } from './history-sql.ts'
-import { literal, NOW, quote } from './sql-text.ts'
+import { literal, NOW, PUSH_AGAIN, quote } from './sql-text.ts'
 import { toSecond } from './instant-format.ts'
 
 export type ApiRecord = Record<string, unknown>
@@ -92,7 +92,7 @@ export class ResourceTable {
     this.findSql = `SELECT ${this.selectList} FROM ${table} WHERE id = $1 AND live AND ($2::text IS NULL OR "companyCode" = $2) LIMIT 2`
     this.deleteSql =
       `WITH deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = $2, ` +
-      `version = version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL WHERE id = $1 AND live ` +
+      `version = version + 1, ${PUSH_AGAIN} WHERE id = $1 AND live ` +
       `RETURNING id, "companyCode", version, "updateTime", "updateBy"), ` +
       `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT id FROM deleted`
     // Several deletes at once (store/gathered-writes.ts), each as alone; the records locked in id order,
@@ -101,7 +101,7 @@ export class ResourceTable {
       `WITH items AS (SELECT * FROM json_to_recordset($1::json) AS items(id text, __by text)), ` +
       `target AS (SELECT id AS __id FROM ${table} WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR UPDATE), ` +
       `deleted AS (UPDATE ${table} SET live = NULL, "deleteTime" = ${NOW}, "updateTime" = ${NOW}, "updateBy" = items.__by, ` +
-      `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+      `version = ${table}.version + 1, ${PUSH_AGAIN} ` +
       `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live ` +
       `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy"), ` +
       `${historyInsert(resource, 'history', 'deleted', `'delete'`, `'{}'::jsonb`)} SELECT count(*) FROM deleted`
@@ -215,7 +215,7 @@ export class ResourceTable {
     const sql =
       `WITH target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} WHERE id = $1 AND live FOR NO KEY UPDATE), ` +
       `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = ${NOW}, "updateBy" = $2, ` +
-      `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL FROM target WHERE ${guard} ` +
+      `version = ${table}.version + 1, ${PUSH_AGAIN} FROM target WHERE ${guard} ` +
       `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
       `${historyInsert(this.resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(this.resource)})`)} ` +
       `SELECT (SELECT __version FROM target) AS version, (SELECT count(*) FROM changed)::int AS changed`
@@ -347,7 +347,7 @@ function updateManyStatement(resource: ResourceDef): string {
     `target AS (SELECT id AS __id, version AS __version, to_jsonb(${table}) AS __old FROM ${table} ` +
     `WHERE id IN (SELECT id FROM items) AND live ORDER BY id FOR NO KEY UPDATE), ` +
     `changed AS (UPDATE ${table} SET ${sets.join(', ')}, "updateTime" = ${NOW}, "updateBy" = items.__by, ` +
-    `version = ${table}.version + 1, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
+    `version = ${table}.version + 1, ${PUSH_AGAIN} ` +
     `FROM target JOIN items ON items.id = target.__id WHERE ${table}.id = target.__id AND ${table}.live AND (${changes.join(' OR ')}) ` +
     `RETURNING ${table}.id, ${table}."companyCode", ${table}.version, ${table}."updateTime", ${table}."updateBy", target.__old, to_jsonb(${table}) AS __new), ` +
     `${historyInsert(resource, 'history', 'changed', `'update'`, `history_changes(__old, __new, ${historyFields(resource)})`)} ` +

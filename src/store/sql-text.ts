@@ -14,3 +14,9 @@ export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
  * `updateTime`, and ordered among writes of the same second by it instead of by `id`.
  */
 export const NOW = `date_trunc('second', now())`
+
+/**
+ * The push state of a row written again (or queued again whole): to be pushed, with no attempt
+ * spent, no sweep round, no error. One fragment, so every write that needs a push says it alike.
+ */
+export const PUSH_AGAIN = `sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL`

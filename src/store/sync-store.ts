@@ -3,7 +3,7 @@
 // park acknowledged; a newer write meanwhile keeps it pending. Tombstones are pushed like records.
 import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { literal, NOW, quote } from './sql-text.ts'
+import { literal, NOW, PUSH_AGAIN, quote } from './sql-text.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { prepared } from './database.ts'
 
@@ -17,12 +17,24 @@ export interface SyncCounts {
   oldestPendingSeconds: number | null
 }
 
+/** A table whose rows carry the push state: a resource's records (a ResourceDef is one), or its attachments. */
+export interface SyncTable {
+  /** How status, metrics and failures name it: `riskUnit`, `riskUnit/attachment`. */
+  key: string
+  table: string
+}
+
 /** Synced records are counted exactly up to this many per resource, estimated beyond. */
 export const SYNCED_EXACT_LIMIT = 10_000
 
-/** A record as pushed: its fields, the server-kept ones the park keeps too, its version, and whether it is deleted. */
+/** A record as pushed (the document's PushedRecord): its fields, the server-kept ones the park keeps too, its version, and whether it is deleted. */
 export interface PushItem extends ApiRecord {
   id: string
+  companyCode: string
+  createTime: string
+  updateTime: string
+  createBy: string
+  updateBy: string
   version: number
   deleted: boolean
 }
@@ -147,7 +159,7 @@ export class SyncStore {
    * Answers how many became synced and how many failed.
    */
   async settle(
-    resource: ResourceDef,
+    resource: SyncTable,
     outcomes: { id: string; version: number; held: number | null; error: string | null }[],
   ): Promise<{ synced: number; failed: number }> {
     if (outcomes.length === 0) return { synced: 0, failed: 0 }
@@ -176,7 +188,15 @@ export class SyncStore {
    * A push of these versions failed (the call: the park never judged them): one more attempt
    * counted, the error kept (marked UNDELIVERED); `failed` at the limit.
    */
-  async recordFailure(resource: ResourceDef, items: { id: string; version: number; error: string }[], maxAttempts: number): Promise<void> {
+  /**
+   * A push call that did not deliver these items: attempts counted and the error kept; failed once
+   * `maxAttempts` are spent, never with `maxAttempts` null (the park refused the account, not them).
+   */
+  async recordFailure(
+    resource: SyncTable,
+    items: { id: string; version: number; error: string }[],
+    maxAttempts: number | null,
+  ): Promise<void> {
     if (items.length === 0) return
     await this.pool.query(
       `WITH ${pushedRows(resource)} ` +
@@ -195,7 +215,7 @@ export class SyncStore {
   }
 
   /** Whether any of these tables holds a pending row (one statement, prepared). */
-  async hasPending(resources: ResourceDef[]): Promise<boolean> {
+  async hasPending(resources: SyncTable[]): Promise<boolean> {
     const sql = resources.map((resource) => `SELECT 1 FROM ${quote(resource.table)} WHERE sync_status = 'pending'`).join(' UNION ALL ')
     const text = `SELECT EXISTS (${sql}) AS pending`
     const { rows } = await this.pool.query(prepared(text))
@@ -207,7 +227,7 @@ export class SyncStore {
    * them); synced counted exactly up to SYNCED_EXACT_LIMIT, beyond it estimated from the table's
    * statistics (`syncedExact` false), so the cost does not grow with the table.
    */
-  async counts(resources: ResourceDef[]): Promise<SyncCounts[]> {
+  async counts(resources: SyncTable[]): Promise<SyncCounts[]> {
     const text = resources
       .map((resource) => {
         const table = quote(resource.table)
@@ -242,7 +262,7 @@ export class SyncStore {
    *   counting a round: however long the park was away, it is not given up on;
    * - `undelivered`: those whose pushes never reached the park, at once (the park is back).
    */
-  async requeueFailed(resources: ResourceDef[], which: RequeueWhich): Promise<number> {
+  async requeueFailed(resources: SyncTable[], which: RequeueWhich): Promise<number> {
     if (resources.length === 0) return 0
     const undelivered = `starts_with(sync_error, ${literal(UNDELIVERED)})`
     // What becomes of the rounds (an operator's retry starts them over; the sweep counts refusals), and which records.
@@ -271,11 +291,10 @@ export class SyncStore {
   }
 
   /** Marks these records pending again (reconciliation found the park differs); answers how many. */
-  async repush(resource: ResourceDef, ids: string[]): Promise<number> {
+  async repush(resource: SyncTable, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0
     const { rowCount } = await this.pool.query(
-      `UPDATE ${quote(resource.table)} SET sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL ` +
-        `WHERE id = ANY($1::text[]) AND sync_status <> 'pending'`,
+      `UPDATE ${quote(resource.table)} SET ${PUSH_AGAIN} ` + `WHERE id = ANY($1::text[]) AND sync_status <> 'pending'`,
       [ids],
     )
     return rowCount ?? 0
@@ -286,7 +305,7 @@ export class SyncStore {
    * but this one), the most recently failed first: at most `limit`, from one statement over every
    * table (prepared; failed rows are few, found by the tables' partial indexes of unsynced rows).
    */
-  async failures(resources: ResourceDef[], limit: number): Promise<FailedItem[]> {
+  async failures(resources: SyncTable[], limit: number): Promise<FailedItem[]> {
     if (!Number.isInteger(limit)) throw new Error(`limit must be an integer, got ${limit}`)
     const parts = resources.map(
       (resource) =>
@@ -299,7 +318,7 @@ export class SyncStore {
   }
 
   /** Failed records the sweep no longer queues again (they wait for an operator or a reconciliation). */
-  async exhausted(resources: ResourceDef[], rounds: number): Promise<number> {
+  async exhausted(resources: SyncTable[], rounds: number): Promise<number> {
     if (!Number.isInteger(rounds)) throw new Error(`rounds must be an integer, got ${rounds}`)
     const counted = resources
       .map(
@@ -320,7 +339,7 @@ export class SyncStore {
  * every pending row (60 ms a page at 20 000 pending) instead of 500 look-ups by key. A row written
  * again or settled meanwhile is left alone (its ctid no longer names a current row version).
  */
-function pushedRows(resource: ResourceDef): string {
+function pushedRows(resource: SyncTable): string {
   return (
     `pushed AS MATERIALIZED (SELECT pushed.error, (SELECT t.ctid FROM ${quote(resource.table)} AS t ` +
     `WHERE t.id = pushed.id AND t.version = pushed.version AND t.sync_status = 'pending' LIMIT 1) AS tid ` +

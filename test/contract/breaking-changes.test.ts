@@ -27,6 +27,28 @@ t.test('the released document is named after its info.version', async (t) => {
   t.same(breakingChanges(released, structuredClone(released)), [], 'a document does not break itself')
 })
 
+// Pushes to the park have operations of their own (/system/push/*); add-batch and attachment/add are
+// business writes only, and X-Sync-Push, their push header in the released document, means nothing.
+// It stays declared, deprecated, so that a client of the released document still sends requests the
+// document accepts; dropping it would be a breaking change, and is reported as one.
+t.test('X-Sync-Push stays declared, deprecated: removing it is reported as breaking', async (t) => {
+  const current = loadDocument(CURRENT_DOCUMENT)
+  const pushable = Object.entries<any>(current.paths).filter(([path]) => /\/(add-batch|attachment\/add)$/.test(path))
+  t.ok(pushable.length > 0)
+  for (const [path, item] of pushable) {
+    const header = item.post.parameters
+      .map((parameter: any) => (parameter.$ref ? current.components.parameters[parameter.$ref.split('/').at(-1)] : parameter))
+      .find((parameter: any) => parameter.name === 'X-Sync-Push')
+    t.equal(header?.deprecated, true, `${path}: X-Sync-Push declared, deprecated`)
+  }
+  const withoutHeader = structuredClone(current)
+  for (const [path] of pushable) {
+    const operation = withoutHeader.paths[path].post
+    operation.parameters = operation.parameters.filter((parameter: any) => !/SyncPush$/.test(parameter.$ref ?? ''))
+  }
+  t.match(breakingChanges(released, withoutHeader).join('\n'), /X-Sync-Push/, 'its removal breaks clients of the released document')
+})
+
 /** A copy of the released document, changed by `mutate`. */
 function mutated(mutate: (document: Record<string, any>, schemas: Record<string, any>) => void): Record<string, any> {
   const copy = structuredClone(released)

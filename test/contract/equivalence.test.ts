@@ -150,8 +150,19 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const name of ['User', 'UserAddRequest', 'UserUpdateRequest']) delete schemas[name].properties.companyCode
   schemas.UserAddRequest.examples = schemas.UserAddRequest.examples.filter((example: Node) => example.role !== 'enterprise')
   for (const example of schemas.User.examples) delete example.companyCode
-  // Names for the members of generated enums, and the status's failures.
-  const added = new Set(['enterprise', 'sync_error', 'held', 'failedExhausted', 'reconcile', 'x-enum-varnames', 'x-enumNames', 'failures'])
+  // Names for the members of generated enums, the status's failures, and its pushFailure (the push
+  // has operations of its own).
+  const added = new Set([
+    'enterprise',
+    'sync_error',
+    'held',
+    'failedExhausted',
+    'reconcile',
+    'x-enum-varnames',
+    'x-enumNames',
+    'failures',
+    'pushFailure',
+  ])
   const undo = (node: Node): Node => {
     if (Array.isArray(node)) return node.filter((item) => !added.has(item)).map(undo)
     if (!node || typeof node !== 'object') return node
@@ -179,6 +190,9 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
       .filter((rule: string) => !rule.startsWith('workLevel is required'))
       .map((rule: string) => rule.replace(', not only white space, U+3000 and U+00A0 included)', ')'))
   }
+  // The push through operations of its own: X-Sync-Push, once the push on add-batch, is deprecated
+  // and means nothing (what a request may send is unchanged).
+  copy.components.parameters.SyncPush = structuredClone(REFERENCE.components.parameters!.SyncPush)
   return undo(copy)
 }
 

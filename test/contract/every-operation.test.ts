@@ -104,6 +104,24 @@ t.test('the park edition and reconciliation with it', async (t) => {
   t.same(digests.buckets, [{ prefix: '', count: 0, digest: '0' }])
   const overview = await okOn(park, '/system/enterprise/list', {}, parkToken)
   t.same(overview, { list: [], total: 0 })
+  const pushedRecord = { ...record('riskUnit', 'RU-EVERY'), companyCode: '123123123', version: 1, deleted: false }
+  const stamps = { createTime: '2025-03-01T08:00:00+08:00', updateTime: '2025-03-01T08:00:00+08:00', createBy: 'a', updateBy: 'a' }
+  const pushed = await okOn(park, '/system/push/records', { resource: 'riskUnit', list: [{ ...pushedRecord, ...stamps }] }, parkToken)
+  t.same(pushed.held, [{ id: 'RU-EVERY', index: 0, version: 1 }])
+  const tombstone = { ...pushedRecord, ...stamps, version: 2, deleted: true }
+  t.same((await okOn(park, '/system/push/records', { resource: 'riskUnit', list: [tombstone] }, parkToken)).succeeded, ['RU-EVERY'])
+  const attachment = { id: 'AT-EVERY', recordId: 'RU-EVERY', fileName: 'a.png', contentType: 'image/png', content: 'AAAA' }
+  const refused = await okOn(
+    park,
+    '/system/push/attachment',
+    { resource: 'riskUnit', ...attachment, ...stamps, companyCode: '123123123', version: 1, deleted: false },
+    parkToken,
+  )
+  t.same(
+    refused.failed.map((item: { code: number }) => item.code),
+    [1002],
+    'an attachment whose bytes are not what it says is refused alone',
+  )
   const reconciled = await okOn(enterprise, '/system/sync/reconcile', {}, enterpriseToken)
   t.equal(reconciled.differences, 0)
   t.equal(reconciled.error, null)

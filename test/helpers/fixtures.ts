@@ -84,12 +84,12 @@ function pushed(options: PushOptions): Record<string, unknown> {
   }
 }
 
-/** A record as an enterprise pushes it to the park (add-batch with X-Sync-Push). */
+/** A record as an enterprise pushes it to the park (an item of /system/push/records). */
 export function pushedRecord(resource: string, id: string, options: PushOptions = {}): Record<string, any> {
   return { ...record(resource, id, options.fields), ...pushed(options) }
 }
 
-/** An attachment as an enterprise pushes it to the park (attachment/add with X-Sync-Push): a PNG of `content` unless `fields` say otherwise. */
+/** An attachment as an enterprise pushes it to the park (/system/push/attachment, with its `resource`): a PNG of `content` unless `fields` say otherwise. */
 export function pushedAttachment(id: string, recordId: string, content: Buffer, options: PushOptions = {}): Record<string, any> {
   return {
     id,

@@ -199,3 +199,13 @@ export async function assertConverged(
   const stale = [...load.names].filter(([id, name]) => parkUnits.get(id)?.riskUnitName !== name)
   t.same(stale, [], 'every acknowledged update reached the park')
 }
+
+/** Pushes records of one resource to the park (/system/push/records), as an enterprise does. */
+export function pushRecords(url: string, token: string, resource: string, list: unknown[]): Promise<any> {
+  return post(`${url}/system/push/records`, { resource, list }, token)
+}
+
+/** Pushes one attachment of a record of `resource` to the park (/system/push/attachment), as an enterprise does. */
+export function pushAttachment(url: string, token: string, resource: string, attachment: Record<string, unknown>): Promise<any> {
+  return post(`${url}/system/push/attachment`, { resource, ...attachment }, token)
+}

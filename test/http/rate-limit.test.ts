@@ -5,7 +5,7 @@
 import http from 'node:http'
 import { Redis } from 'ioredis'
 import t from 'tap'
-import { pushedRecord } from '../helpers/fixtures.ts'
+import { pushedAttachment, pushedRecord } from '../helpers/fixtures.ts'
 import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
 
 const limits = { RATE_LIMIT_MAX: '5', RATE_LIMIT_LOGIN_MAX: '3' }
@@ -117,12 +117,14 @@ t.test('on the park, pushes are not counted; the same account is limited elsewhe
   const park = await startService(t, { env: { ...limits, EDITION: 'park' } })
   const token = await park.login()
   const item = (i: number) => pushedRecord('riskUnit', `RU-P${i}`)
+  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
   const statuses = []
-  for (let i = 0; i < 8; i++) {
-    const reply = await park.call('/prevent/riskUnit/add-batch', { list: [item(i)] }, { token, headers: { 'X-Sync-Push': '1' } })
-    statuses.push(reply.status)
+  for (let i = 0; i < 4; i++) {
+    statuses.push((await park.call('/system/push/records', { resource: 'riskUnit', list: [item(i)] }, { token })).status)
+    const attachment = pushedAttachment(`RA-P${i}`, `RU-P${i}`, PNG)
+    statuses.push((await park.call('/system/push/attachment', { resource: 'riskUnit', ...attachment }, { token })).status)
   }
-  t.same(statuses, [200, 200, 200, 200, 200, 200, 200, 200], 'eight pushes with a limit of five')
+  t.same(statuses, [200, 200, 200, 200, 200, 200, 200, 200], 'eight pushes (records, attachments) with a limit of five')
   const reads = []
   for (let i = 0; i < 6; i++) reads.push((await park.call('/prevent/riskUnit/list', {}, { token })).status)
   t.same(reads, [200, 200, 200, 200, 200, 429], 'reads are counted')

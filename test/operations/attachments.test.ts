@@ -135,7 +135,7 @@ t.test('the record must be live (1006); ids are never reused (1003); names carry
   const emoji = await add({ id: 'AT-N2', fileName: '📷'.repeat(126) + '.png' })
   t.equal(emoji.body.code, 0, `130 characters of emoji: ${emoji.body.msg}`)
   t.equal((await add({ id: 'AT-N3', fileName: '📷'.repeat(252) + '.png' })).body.code, 1002, '256 characters of emoji')
-  t.equal((await add({ id: 'AT-P1', version: 3 })).body.code, 1002, 'a push-only field without X-Sync-Push')
+  t.equal((await add({ id: 'AT-P1', version: 3 })).body.code, 1002, 'a push-only field: attachment/add is never a push')
 })
 
 t.test('deleting a record with live attachments is 1012; deletes are idempotent tombstones', async (t) => {

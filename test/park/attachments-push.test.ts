@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
 import { pushedAttachment, pushedRecord, record } from '../helpers/fixtures.ts'
-import { eventually, loginTo, post, startParkProcess } from '../helpers/park.ts'
+import { eventually, loginTo, post, pushAttachment, pushRecords, startParkProcess } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
@@ -78,13 +78,13 @@ t.test('the park keeps one history entry per applied push', async (t) => {
   )
   // A repeated push (the park already holds the version) adds nothing.
   const item = pushedRecord('riskUnit', 'RU-PH', { version: 2 })
-  const replay = await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [item] }, parkToken, { 'x-sync-push': '1' })
+  const replay = await pushRecords(park.url, parkToken, 'riskUnit', [item])
   t.equal(replay.code, 0)
   t.equal((await onPark('/prevent/riskUnit/history', { id: 'RU-PH' })).data.total, 3)
   // A record the park first receives at a later version (written several times while the park was
   // away) has its add's entry at that version, with the values pushed.
   const later = { ...item, ...record('riskUnit', 'RU-PH3'), riskUnitName: 'third version', version: 3 }
-  t.equal((await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [later] }, parkToken, { 'x-sync-push': '1' })).code, 0)
+  t.equal((await pushRecords(park.url, parkToken, 'riskUnit', [later])).code, 0)
   const laterHistory = await onPark('/prevent/riskUnit/history', { id: 'RU-PH3' })
   t.same(
     laterHistory.data.list.map((entry: any) => [entry.version, entry.action, entry.changes.riskUnitName]),
@@ -94,7 +94,7 @@ t.test('the park keeps one history entry per applied push', async (t) => {
 
 t.test('on the park an entry stays once shown, whatever versions the pushes skip', async (t) => {
   const push = async (...list: Record<string, unknown>[]) => {
-    const answer = await post(`${park.url}/prevent/riskUnit/add-batch`, { list }, parkToken, { 'x-sync-push': '1' })
+    const answer = await pushRecords(park.url, parkToken, 'riskUnit', list)
     t.equal(answer.code, 0, answer.msg)
     return answer.data
   }
@@ -193,13 +193,19 @@ t.test('deleting the attachments then the record reaches the park in that order'
   t.same((await onPark('/prevent/riskUnit/attachment/list', { recordId: 'RU-PA' })).data.list, [])
 })
 
-t.test('a push-only attachment/add is refused on the enterprise edition and without the admin role', async (t) => {
+t.test('the push of attachments is the park edition’s, and a push carries every push-only field', async (t) => {
   const body = { id: 'PX-1', recordId: 'RU-PB', fileName: 'x.png', contentType: 'image/png', content: PNG.toString('base64') }
-  const onEnterprise = await enterprise.call('/prevent/riskUnit/attachment/add', body, { token, headers: { 'x-sync-push': '1' } })
-  t.equal(onEnterprise.body.code, 1002)
-  const pushed = await post(`${park.url}/prevent/riskUnit/attachment/add`, body, parkToken, { 'x-sync-push': '1' })
+  const onEnterprise = await enterprise.call(
+    '/system/push/attachment',
+    { resource: 'riskUnit', ...pushedAttachment('PX-1', 'RU-PB', PNG) },
+    { token },
+  )
+  t.same([onEnterprise.status, onEnterprise.body.code], [403, 2003], 'the enterprise edition takes no pushes')
+  const withPushField = await enterprise.call('/prevent/riskUnit/attachment/add', { ...body, version: 1 }, { token })
+  t.equal(withPushField.body.code, 1002, 'attachment/add takes no push-only field')
+  const pushed = await pushAttachment(park.url, parkToken, 'riskUnit', body)
   t.equal(pushed.code, 1002, 'the push-only fields are required in a push')
-  t.match(pushed.msg, /required in a push/)
+  t.match(pushed.msg, /companyCode/)
 })
 
 t.test("an enterprise account pushes and reads its own enterprise's attachments only", async (t) => {
@@ -212,9 +218,13 @@ t.test("an enterprise account pushes and reads its own enterprise's attachments 
   t.equal(added.code, 0, added.msg)
   const own = (await post(`${park.url}/system/login`, { userName: 'att-ent', password: 'password-att' })).data.token
   const pushed = (id: string, companyCode: string) => pushedAttachment(id, 'RU-OWN', PNG, { companyCode })
-  const push = (body: unknown, as: string) => post(`${park.url}/prevent/riskUnit/attachment/add`, body, as, { 'x-sync-push': '1' })
+  const push = (body: Record<string, unknown>, as: string) => pushAttachment(park.url, as, 'riskUnit', body)
   const other = await push(pushed('PX-OTHER', '444444444'), own)
-  t.equal(other.code, 2003, "another enterprise's attachment is refused")
+  t.same(
+    other.data.failed.map((item: any) => [item.id, item.code]),
+    [['PX-OTHER', 2003]],
+    "another enterprise's attachment is refused, as an item of a page is",
+  )
   t.equal((await push(pushed('PX-OWN', '333333333'), own)).code, 0, 'its own is applied')
   t.equal((await push(pushed('PX-ADMIN', '444444444'), parkToken)).code, 0, 'an admin pushes for any enterprise')
   const listed = await post(`${park.url}/prevent/riskUnit/attachment/list`, { recordId: 'RU-OWN' }, own)
@@ -225,7 +235,7 @@ t.test("an enterprise account pushes and reads its own enterprise's attachments 
   )
   t.equal((await post(`${park.url}/prevent/riskUnit/attachment/get`, { id: 'PX-ADMIN' }, own)).code, 1004)
   const written = await post(`${park.url}/prevent/riskUnit/attachment/add`, pushed('PX-W', '333333333'), own)
-  t.equal(written.code, 2003, 'without X-Sync-Push the park is not an author')
+  t.equal(written.code, 2003, 'attachment/add is a business write: the park is not an author')
   t.equal((await post(`${park.url}/prevent/riskUnit/attachment/delete`, { id: 'PX-OWN' }, parkToken)).code, 2003)
 })
 
@@ -234,9 +244,10 @@ t.test('an attachment is synced only when the park holds the pushed version, fai
   await eventually(allSynced, { what: 'the record pushed' })
   // The park already holds ATT-V at version 50 (an admin's push, as in a migration).
   const pushed = (version: number) => pushedAttachment('ATT-V', 'RU-PV', PNG, { version })
-  const push = (version: number) => post(`${park.url}/prevent/riskUnit/attachment/add`, pushed(version), parkToken, { 'x-sync-push': '1' })
-  t.same(await push(50), { msg: '', code: 0, data: { held: 50 }, success: true }, 'the park answers the version it holds')
-  t.same((await push(3)).data, { held: 50 }, 'an older version is ignored, and the answer says which one is held')
+  const push = (version: number) => pushAttachment(park.url, parkToken, 'riskUnit', pushed(version))
+  const held50 = { succeeded: ['ATT-V'], failed: [], held: [{ id: 'ATT-V', index: 0, version: 50 }] }
+  t.same(await push(50), { msg: '', code: 0, data: held50, success: true }, 'the park answers the version it holds')
+  t.same((await push(3)).data, held50, 'an older version is ignored, and the answer says which one is held')
 
   const attached = await enterprise.call(
     '/prevent/riskUnit/attachment/add',

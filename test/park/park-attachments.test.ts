@@ -13,19 +13,19 @@ const B = '320115002'
 
 const PDF = Buffer.from('%PDF-1.7\n%%EOF\n', 'latin1')
 
-/** An attachment as an enterprise pushes it (attachment/add with X-Sync-Push): a PDF naming its enterprise. */
+/** An attachment as an enterprise pushes it (/system/push/attachment): a PDF naming its enterprise. */
 const attachment = (id: string, recordId: string, companyCode: string) =>
   pushedAttachment(id, recordId, Buffer.concat([PDF, Buffer.from(companyCode)]), {
     companyCode,
     fields: { fileName: `${companyCode}.pdf`, contentType: 'application/pdf' },
   })
-const push = { token: admin, headers: { 'x-sync-push': '1' } }
+const push = { token: admin }
 
 t.before(async () => {
   // RU-001 and RU-BARE are held by both enterprises, RU-A by A alone; RU-BARE has no attachments.
   const records = [...[A, B].flatMap((companyCode) => ['RU-001', 'RU-BARE'].map((id) => [id, companyCode])), ['RU-A', A]]
   const list = records.map(([id, companyCode]) => pushedRecord('riskUnit', id, { companyCode }))
-  const pushed = await park.call('/prevent/riskUnit/add-batch', { list }, push)
+  const pushed = await park.call('/system/push/records', { resource: 'riskUnit', list }, push)
   if (pushed.body.data.succeeded.length !== list.length) throw new Error(JSON.stringify(pushed.body))
   for (const body of [
     attachment('RA-2', 'RU-001', A),
@@ -33,8 +33,8 @@ t.before(async () => {
     attachment('RA-B3', 'RU-001', B),
     attachment('RA-A1', 'RU-A', A),
   ]) {
-    const reply = await park.call('/prevent/riskUnit/attachment/add', body, push)
-    if (reply.body.code !== 0) throw new Error(reply.body.msg)
+    const reply = await park.call('/system/push/attachment', { resource: 'riskUnit', ...body }, push)
+    if (reply.body.data?.held.length !== 1) throw new Error(JSON.stringify(reply.body))
   }
 })
 
@@ -105,7 +105,9 @@ t.test("an attachment pushed is the enterprise's last push, in the park's overvi
   const overview = async () =>
     (await park.call('/system/enterprise/list', {}, { token: admin })).body.data.list.find((entry: any) => entry.companyCode === C)
   t.equal(await overview(), undefined, 'an enterprise that never pushed is not listed')
-  t.same((await park.call('/prevent/riskUnit/attachment/add', attachment('RA-C1', 'RU-C', C), push)).body.data, { held: 1 })
+  t.same((await park.call('/system/push/attachment', { resource: 'riskUnit', ...attachment('RA-C1', 'RU-C', C) }, push)).body.data.held, [
+    { id: 'RA-C1', index: 0, version: 1 },
+  ])
   const entry = await overview()
   t.ok(entry?.lastPushTime, `last push ${entry?.lastPushTime}`)
 })

@@ -8,7 +8,7 @@
 import pg from 'pg'
 import t from 'tap'
 import { pushedRecord, record } from '../helpers/fixtures.ts'
-import { type EditionProcess, eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
+import { type EditionProcess, eventually, loginTo, post, pushRecords, startEdition, startParkProcess } from '../helpers/park.ts'
 import { adminDatabaseUrl } from '../helpers/service.ts'
 
 const TABLES: Record<string, string> = {
@@ -234,17 +234,20 @@ t.test('the park is not an author; an enterprise account pushes and reads its ow
   ] as const) {
     t.same(await forbidden(path, body, parkToken), [403, 2003], `${path} on the park: 403 even for an admin`)
   }
+  t.same(
+    await forbidden('/prevent/riskUnit/add-batch', { list: [pushedRecord('riskUnit', 'RU-PARK')] }, parkToken, { 'x-sync-push': '1' }),
+    [403, 2003],
+    'add-batch with X-Sync-Push is a business write too: pushes have operations of their own',
+  )
   const [first, second] = enterprises
   const account = (
     await post(`${park.url}/system/login`, { userName: `ent-${first.companyCode}`, password: `password-${first.companyCode}` })
   ).data.token
   const item = (companyCode: string, id: string) => pushedRecord('riskUnit', id, { companyCode, version: 99 })
-  const pushed = await post(
-    `${park.url}/prevent/riskUnit/add-batch`,
-    { list: [item(first.companyCode, 'RU-OWN-PUSH'), item(second.companyCode, 'RU-1')] },
-    account,
-    { 'x-sync-push': '1' },
-  )
+  const pushed = await pushRecords(park.url, account, 'riskUnit', [
+    item(first.companyCode, 'RU-OWN-PUSH'),
+    item(second.companyCode, 'RU-1'),
+  ])
   t.same(pushed.data.succeeded, ['RU-OWN-PUSH'], 'its own company’s record is applied')
   t.same(
     pushed.data.failed.map((failure: any) => [failure.index, failure.code]),
@@ -263,9 +266,7 @@ t.test('the park is not an author; an enterprise account pushes and reads its ow
   t.same(await forbidden('/prevent/riskUnit/add', record('riskUnit', 'RU-X'), account), [403, 2003])
   t.same(await forbidden('/system/enterprise/list', {}, account), [403, 2003])
   // The park admin may push for any enterprise.
-  const byAdmin = await post(`${park.url}/prevent/riskUnit/add-batch`, { list: [item('444444444', 'RU-ADMIN')] }, parkToken, {
-    'x-sync-push': '1',
-  })
+  const byAdmin = await pushRecords(park.url, parkToken, 'riskUnit', [item('444444444', 'RU-ADMIN')])
   t.same(byAdmin.data.succeeded, ['RU-ADMIN'])
   // Put the park back as the enterprise holds it (the record pushed by hand is not the enterprise's).
   await sql(park.databaseUrl, `DELETE FROM risk_unit WHERE id IN ('RU-OWN-PUSH', 'RU-ADMIN')`)

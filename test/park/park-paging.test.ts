@@ -14,7 +14,7 @@ const pushed = (id: string, companyCode: string) =>
   pushedRecord('riskUnit', id, { companyCode, fields: { riskUnitName: `${companyCode} ${id}` } })
 
 const list = COMPANIES.flatMap((companyCode) => ['TIE-2', 'TIE-1'].map((id) => pushed(id, companyCode)))
-const applied = await park.call('/prevent/riskUnit/add-batch', { list }, { token, headers: { 'x-sync-push': '1' } })
+const applied = await park.call('/system/push/records', { resource: 'riskUnit', list }, { token })
 t.equal(applied.body.data.succeeded.length, 6, 'the park admin pushes for every enterprise')
 
 const expected = ['TIE-1', 'TIE-2'].flatMap((id) => [...COMPANIES].sort().map((companyCode) => `${id}/${companyCode}`))

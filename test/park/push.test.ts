@@ -38,12 +38,12 @@ async function parkCall(path: string, body: unknown) {
 const pushedRiskUnit = (id: string, version: number, riskUnitName: string) =>
   pushedRecord('riskUnit', id, { version, fields: { riskUnitName } })
 
-/** riskUnit/add-batch with X-Sync-Push on the park: the body's text as given, or written by JSON.stringify. */
+/** A push of risk units to the park (/system/push/records): the body's text as given, or `{resource: riskUnit, ...body}` written by JSON.stringify. */
 const pushToPark = (body: unknown) =>
-  fetch(`${park.url}/prevent/riskUnit/add-batch`, {
+  fetch(`${park.url}/system/push/records`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}`, 'x-sync-push': '1' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` },
+    body: typeof body === 'string' ? body : JSON.stringify({ resource: 'riskUnit', ...(body as object) }),
   }).then((reply) => reply.json() as any)
 
 async function allSynced(service: TestService) {
@@ -100,13 +100,19 @@ t.test('a late push of an older version never overwrites newer data on the park'
   t.same((await push({ list: [item(2, 'older')] })).data, held(3), 'an older version is not applied: the park still holds 3')
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).data.riskUnitName, 'newer')
   t.same((await push({ list: [item(3, 'newer')] })).data.succeeded, ['RU-LATE'], 'a repeated push is harmless')
-  const plain = await fetch(`${park.url}/prevent/riskUnit/add-batch`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}` },
-    body: JSON.stringify({ list: [item(4, 'x')] }),
-  })
-  t.equal(plain.status, 403, 'without X-Sync-Push, add-batch is a business write: the park is not an author')
-  t.equal(((await plain.json()) as any).code, 2003)
+  for (const header of [{}, { 'x-sync-push': '1' }]) {
+    const plain = await fetch(`${park.url}/prevent/riskUnit/add-batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${parkToken}`, ...header },
+      body: JSON.stringify({ list: [item(4, 'x')] }),
+    })
+    t.equal(
+      plain.status,
+      403,
+      `add-batch is a business write, with or without X-Sync-Push: the park is not an author (${JSON.stringify(header)})`,
+    )
+    t.equal(((await plain.json()) as any).code, 2003)
+  }
   t.same((await push({ list: [{ ...item(5, 'newer'), deleted: true }] })).data.succeeded, ['RU-LATE'])
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'a pushed tombstone deletes')
   t.same((await push({ list: [item(4, 'resurrected?')] })).data.succeeded, ['RU-LATE'])
@@ -114,29 +120,33 @@ t.test('a late push of an older version never overwrites newer data on the park'
 })
 
 // The park reads a compact page's list from the body's own bytes (request-bodies.ts,
-// batchListBytes): what it holds is still what the body parses into, however the text is written.
+// pushedListBytes): what it holds is still what the body parses into, however the text is written.
 t.test('a pushed page is applied as its body parses, however its text is written', async (t) => {
   const item = (id: string, riskUnitName: string) => JSON.stringify(pushedRiskUnit(id, 1, riskUnitName))
   const name = async (id: string) => (await parkCall('/prevent/riskUnit/getById', { id })).data?.riskUnitName
   // A member written twice: JSON.parse keeps the last one.
   const twice = item('RU-TEXT-1', 'first').replace(/}$/, ',"riskUnitName":"last"}')
-  t.same((await pushToPark(`{"list":[${twice}]}`)).data.succeeded, ['RU-TEXT-1'])
+  t.same((await pushToPark(`{"resource":"riskUnit","list":[${twice}]}`)).data.succeeded, ['RU-TEXT-1'])
   t.equal(await name('RU-TEXT-1'), 'last', 'a member written twice: the last one, as JSON.parse reads it')
   // The same member, its name written with an escape: still the last one.
   const escaped = item('RU-TEXT-6', 'plain').replace(/}$/, ',"riskUnit\\u004eame":"escaped"}')
-  t.same((await pushToPark(`{"list":[${escaped}]}`)).data.succeeded, ['RU-TEXT-6'])
+  t.same((await pushToPark(`{"resource":"riskUnit","list":[${escaped}]}`)).data.succeeded, ['RU-TEXT-6'])
   t.equal(await name('RU-TEXT-6'), 'escaped', 'a member whose name is escaped is the same member')
   // A number JSON.parse takes as an integer, which PostgreSQL's bigint would not read as written.
   const decimal = item('RU-TEXT-2', 'decimal').replace('"version":1', '"version":2.0')
-  t.same((await pushToPark(`{"list":[${decimal}]}`)).data.held, [{ id: 'RU-TEXT-2', index: 0, version: 2 }], 'version 2.0 is version 2')
+  t.same(
+    (await pushToPark(`{"resource":"riskUnit","list":[${decimal}]}`)).data.held,
+    [{ id: 'RU-TEXT-2', index: 0, version: 2 }],
+    'version 2.0 is version 2',
+  )
   t.equal(await name('RU-TEXT-2'), 'decimal')
   // `list` written twice: the second one is the page.
-  const lists = `{"list":[${item('RU-TEXT-3', 'first list')}],"list":[${item('RU-TEXT-4', 'second list')}]}`
+  const lists = `{"resource":"riskUnit","list":[${item('RU-TEXT-3', 'first list')}],"list":[${item('RU-TEXT-4', 'second list')}]}`
   t.same((await pushToPark(lists)).data.succeeded, ['RU-TEXT-4'])
   t.equal(await name('RU-TEXT-4'), 'second list')
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-TEXT-3' })).code, 1004, 'the first list is not applied')
   // Spaces, as a person or another client may write it.
-  t.same((await pushToPark(`{ "list" : [ ${item('RU-TEXT-5', 'spaced')} ] }\n`)).data.succeeded, ['RU-TEXT-5'])
+  t.same((await pushToPark(`{ "resource" : "riskUnit", "list" : [ ${item('RU-TEXT-5', 'spaced')} ] }\n`)).data.succeeded, ['RU-TEXT-5'])
   t.equal(await name('RU-TEXT-5'), 'spaced')
   // Gone again: the park holds what the enterprise holds (the tests below compare them).
   const ids = ['RU-TEXT-1', 'RU-TEXT-2', 'RU-TEXT-4', 'RU-TEXT-5', 'RU-TEXT-6']

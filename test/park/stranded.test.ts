@@ -99,33 +99,36 @@ t.test('the sweep re-queues it a bounded number of times, then it stays failed a
   t.equal(reset.rows[0].sync_rounds, 0)
 })
 
-t.test('an attachment the park refuses (403) ends failed with its reason, and is re-queued a bounded number of times', async (t) => {
-  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
-  t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-ATTACHED'), { token })).body.code, 0)
-  const attached = await enterprise.call(
-    '/prevent/riskUnit/attachment/add',
-    { id: 'AT-REFUSED', recordId: 'RU-ATTACHED', fileName: 'refused.png', contentType: 'image/png', content: PNG },
-    { token },
-  )
-  t.equal(attached.body.code, 0)
-  const read = async () =>
-    (await enterprise.call('/prevent/riskUnit/attachment/list', { recordId: 'RU-ATTACHED' }, { token })).body.data.list[0]
-  // The park answers the push 403/2003: a refusal of the attachment, not the park being away.
-  const failed = await eventually(
-    async () => {
-      const attachment = await read()
-      return attachment.sync_status === 'failed' && attachment
-    },
-    { what: 'the attachment to fail' },
-  )
-  t.match(failed.sync_error, /^park refused with 2003: permission denied: this account pushes companyCode 999999999 only/)
-  t.ok(failed.sync_time, 'when it failed')
+t.test(
+  'an attachment the park refuses (2003, another enterprise’s) ends failed with its reason, and is re-queued a bounded number of times',
+  async (t) => {
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    t.equal((await enterprise.call('/prevent/riskUnit/add', record('riskUnit', 'RU-ATTACHED'), { token })).body.code, 0)
+    const attached = await enterprise.call(
+      '/prevent/riskUnit/attachment/add',
+      { id: 'AT-REFUSED', recordId: 'RU-ATTACHED', fileName: 'refused.png', contentType: 'image/png', content: PNG },
+      { token },
+    )
+    t.equal(attached.body.code, 0)
+    const read = async () =>
+      (await enterprise.call('/prevent/riskUnit/attachment/list', { recordId: 'RU-ATTACHED' }, { token })).body.data.list[0]
+    // The park refuses the attachment with 2003: its own refusal, not the park being away.
+    const failed = await eventually(
+      async () => {
+        const attachment = await read()
+        return attachment.sync_status === 'failed' && attachment
+      },
+      { what: 'the attachment to fail' },
+    )
+    t.match(failed.sync_error, /^park refused with 2003: permission denied: this account pushes companyCode 999999999 only/)
+    t.ok(failed.sync_time, 'when it failed')
 
-  await sweptToTheBound(t, 'risk_unit_attachment', 'AT-REFUSED', async () => (await read()).sync_status)
-  // Exhausted: the record of the tests above (its rounds started over by the operator's retry, the
-  // sweeps here used them up again), this one's record, and the attachment.
-  await countedExhausted(t, 'riskUnit/attachment', 3)
-})
+    await sweptToTheBound(t, 'risk_unit_attachment', 'AT-REFUSED', async () => (await read()).sync_status)
+    // Exhausted: the record of the tests above (its rounds started over by the operator's retry, the
+    // sweeps here used them up again), this one's record, and the attachment.
+    await countedExhausted(t, 'riskUnit/attachment', 3)
+  },
+)
 
 t.test('a failed delete, of an attachment or of a record, has its reason in the status', async (t) => {
   t.equal((await enterprise.call('/prevent/riskUnit/attachment/delete', { id: 'AT-REFUSED' }, { token })).body.code, 0)

@@ -1,15 +1,14 @@
 // Authentication and roles, in onRequest (so 401 and 403 come before any parsing): an operation the
 // document secures needs a bearer token of the right kind (the refresh operation takes the refresh
 // token), and the caller's role must be among the operation's x-roles. Tokens are signed and
-// verified by @fastify/jwt; on the park edition park/park-policy.ts refuses business writes; the caller found is `request.caller`, the service `app.auth`.
+// verified by @fastify/jwt; then the edition's own refusals (`refuse`: an operation another edition
+// serves, the park's business writes). The caller found is `request.caller`, the service `app.auth`.
 import fastifyJwt from '@fastify/jwt'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AuthService, type Caller } from '../../auth/auth-service.ts'
 import type { AuthState } from '../../auth/auth-state.ts'
-import type { Edition } from '../../config.ts'
 import { BusinessError, Code } from '../../errors.ts'
-import { parkRefusal } from '../../park/park-policy.ts'
 import type { Prisma } from '../../store/database.ts'
 import type { OperationPolicy } from '../operation-policy.ts'
 import { operationIdOf } from '../routing.ts'
@@ -25,8 +24,8 @@ declare module 'fastify' {
 
 export interface AuthenticationOptions {
   policies: Map<string, OperationPolicy>
-  /** On the park edition, business writes are refused for every role (park/park-policy.ts). */
-  edition: Edition
+  /** The edition's refusal of an authenticated caller the roles let through (403), if any. */
+  refuse: Refusal
   prisma: Prisma
   state: AuthState
   secret: string
@@ -35,6 +34,9 @@ export interface AuthenticationOptions {
   /** Milliseconds since the epoch; tests inject their own to move time. */
   clock?: () => number
 }
+
+/** Refuses (answers the error of) a request by an authenticated caller, or lets it through (undefined). */
+export type Refusal = (policy: OperationPolicy, request: FastifyRequest & { caller: Caller }) => BusinessError | undefined
 
 /** The `iss` and `aud` of an edition's tokens: which edition, for which enterprise. */
 export function tokenAudience(edition: string, companyCode: string): string {
@@ -68,22 +70,17 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     const header = request.headers.authorization
     const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null
     if (!match) return done(new BusinessError(Code.notLoggedIn, 'not logged in'))
+    let caller: Caller
     try {
-      request.caller = auth.authenticate(match[1], policy.tokenKind)
+      caller = auth.authenticate(match[1], policy.tokenKind)
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)))
     }
-    if (!policy.roles.includes(request.caller.role)) {
-      return done(new BusinessError(Code.forbidden, `permission denied: role ${request.caller.role} may not call ${operationId}`))
+    request.caller = caller
+    if (!policy.roles.includes(caller.role)) {
+      return done(new BusinessError(Code.forbidden, `permission denied: role ${caller.role} may not call ${operationId}`))
     }
-    if (policy.edition !== undefined && policy.edition !== options.edition) {
-      return done(new BusinessError(Code.forbidden, `permission denied: ${operationId} is served by the ${policy.edition} edition`))
-    }
-    if (options.edition === 'park') {
-      const refusal = parkRefusal({ action: policy.action, role: request.caller.role, pushHeader: request.headers['x-sync-push'] })
-      if (refusal) return done(refusal)
-    }
-    done()
+    done(options.refuse(policy, Object.assign(request, { caller })))
   })
 }
 

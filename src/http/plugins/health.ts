@@ -3,23 +3,28 @@
 // contract: no authentication, no rate limit.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Edition } from '../../config.ts'
 import { OUTSIDE_CONTRACT } from '../routing.ts'
 import type pg from 'pg'
 import { Code, failure, success } from '../../errors.ts'
-import type { ParkPush } from '../../park/park-push.ts'
-import { latestMigrationVersion } from '../../store/migrate.ts'
+import { latestMigrationVersion, type MigrationEdition } from '../../store/migrate.ts'
 import { cachedRead, PAGE_READ_TTL_MS } from '../../store/cached-read.ts'
 
 async function health(
   app: FastifyInstance,
-  options: { pool: pg.Pool; push: ParkPush | undefined; edition: Edition; clock?: () => number },
+  options: {
+    pool: pg.Pool
+    /** The push, when this edition pushes: ready while its queue is. */
+    push: { ready(): Promise<boolean> } | undefined
+    /** Whose migrations the database must have. */
+    schema: MigrationEdition
+    clock?: () => number
+  },
 ): Promise<void> {
-  const { pool, push, edition } = options
+  const { pool, push, schema } = options
   app.get('/health/live', OUTSIDE_CONTRACT, async () => success({ status: 'live' }))
   // Probes cannot load the database: one check at a time, its answer kept a second.
   const check = cachedRead(
-    async () => ({ ...(await latestMigrationVersion(pool, edition)), pushReady: push ? await push.ready() : true }),
+    async () => ({ ...(await latestMigrationVersion(pool, schema)), pushReady: push ? await push.ready() : true }),
     PAGE_READ_TTL_MS,
     options.clock,
   )

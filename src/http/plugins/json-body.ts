@@ -2,9 +2,9 @@
 // An empty body is "no body" (logout, refresh); an operation whose document says its body is
 // required answers 1000 without one, any other takes it as `{}`. Any other content type is 1000
 // (the envelope plugin says so); a `__proto__` member (or `constructor.prototype`) is 1002, an
-// unknown field like any other (inside an add-batch item, that item's). The body's bytes stay on
-// the request (`bodyBytes`), for a handler that hands them on as they are: the park applies a
-// pushed page from its own text.
+// unknown field like any other (inside an add-batch item, that item's). For an operation whose
+// handler hands them on as they are (the park applies a pushed page from its own text), the body's
+// bytes stay on the request (`bodyBytes`).
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { decodeUtf8 } from '../../contract/request-bodies.ts'
@@ -33,14 +33,14 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)), undefined)
     }
-    request.bodyBytes = bytes
+    const operationId = operationIdOf(request)
+    if (operationId !== undefined && policies.get(operationId)?.keepsBytes) request.bodyBytes = bytes
     parseJson(request, text, (error, value) => {
       const forbidden = error ? forbiddenMember(text) : undefined
       if (!forbidden) return done(error, value)
       // An add-batch judges its items one by one: such a member inside an item is that item's unknown
       // field (its own 1002, the other items stored). JSON.parse keeps it an own property, which the
       // item's schema refuses before anything reads the item.
-      const operationId = operationIdOf(request)
       const batch = operationId !== undefined && policies.get(operationId)?.batch
       const parsed: unknown = batch ? JSON.parse(text) : undefined
       if (isObject(parsed) && !Object.entries(parsed).some(([key, member]) => isPoisoning(key, member))) return done(null, parsed)

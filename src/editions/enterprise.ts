@@ -1,0 +1,52 @@
+// The enterprise edition: the business operations on the enterprise's own records, and the push of
+// every write to the park (when PARK_URL names one) with its reconciliation. Its parts over the
+// shared skeleton (shared.ts); an operation class of its own is constructed in `compose` and its
+// handlers listed in `handlers`.
+import type { Role } from '../auth/auth-service.ts'
+import { ParkClient } from '../park/park-client.ts'
+import { ParkPush } from '../park/park-push.ts'
+import { Reconciler } from '../park/reconcile.ts'
+import { ParkStore } from '../store/park-store.ts'
+import type { Edition, EditionParts, SharedParts } from './shared.ts'
+
+const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer'])
+
+export const enterpriseEdition: Edition = {
+  name: 'enterprise',
+  compose(shared: SharedParts): EditionParts {
+    const push = parkPush(shared)
+    return {
+      push: push?.push,
+      reconciler: push?.reconciler,
+      grantableRoles: GRANTABLE_ROLES,
+      byEnterprise: false,
+      addsHaveEntries: false,
+      handlers: () => [],
+    }
+  },
+}
+
+/** The push to the park and its reconciliation, when a park is configured (PARK_URL, PARK_USER, PARK_PASSWORD). */
+function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler } | undefined {
+  const { config, pool, registry, sync, attachmentStore: attachments, background, log } = shared
+  if (!config.parkUrl || !config.parkUser || !config.parkPassword) return undefined
+  const client = new ParkClient({
+    url: config.parkUrl,
+    userName: config.parkUser,
+    password: config.parkPassword,
+    timeoutMs: config.push.parkTimeoutMs,
+  })
+  // Reconciliation runs on the push's pg-boss schedule, and on demand (/system/sync/reconcile); what
+  // it finds is pushed at once.
+  const reconciler = new Reconciler({
+    pool,
+    registry,
+    digests: new ParkStore({ pool, registry }),
+    sync,
+    client,
+    companyCode: config.companyCode,
+    wake: () => push.retryNow(),
+  })
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler })
+  return { push, reconciler }
+}
