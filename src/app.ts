@@ -31,6 +31,7 @@ import { AttachmentOperations } from './operations/attachment-operations.ts'
 import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
+import { supervisionParts } from './operations/supervision/supervision-wiring.ts'
 import { SystemOperations } from './operations/system-operations.ts'
 import type { ParkPush } from './park/park-push.ts'
 import { isPush } from './park/park-policy.ts'
@@ -203,7 +204,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     document,
     pushing,
   })
-  const { background, push, history } = parts
+  const { background, push, history, supervision } = parts
   const retention = historyRetention(config, history, background, app.log)
   const housekeeping = new Housekeeping({ background, pool, log: app.log })
   const close = async () => {
@@ -212,6 +213,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await push?.stop()
     await retention?.stop()
     await housekeeping.stop()
+    await supervision.stop()
     await background.stop()
     await authState.close()
   }
@@ -219,7 +221,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // runs while the operations are registered on this thread (the largest part of a start):
   // pg-boss's schedules, the first admin's password hash. Awaited once the app is ready.
   const started = inBackground(
-    Promise.all([pushStarted, retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword)]),
+    Promise.all([pushStarted, retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword), supervision.start()]),
   )
   try {
     await registerOperations(app, { config, pool, document, registry, compiles, policies, clock: options.clock, parts })
@@ -251,7 +253,9 @@ async function registerOperations(
   const { config, pool, document, registry, compiles, policies, clock } = options
   const { resources, attachments, system, wakePush, push, sync } = options.parts
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  const edition = config.edition
+  const supervision = options.parts.supervision.operations
+  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition, wakePush, supervision })
   await app.register(operations, {
     document,
     compiles,
@@ -307,6 +311,7 @@ function businessOperations(
     companyCode: config.companyCode,
     format,
     countsByEnterprise: config.edition === 'park',
+    timeZone: config.timeZone,
   })
   const wakePush = () => push?.wake()
   const history = new HistoryStore({ pool, format, retentionDays: config.historyRetentionDays, park: config.edition === 'park' })
@@ -331,7 +336,8 @@ function businessOperations(
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  return { background, push, wakePush, sync, history, resources, attachments, system }
+  const supervision = supervisionParts({ config, pool, background, registry, format, log: app.log })
+  return { background, push, wakePush, sync, history, resources, attachments, system, supervision }
 }
 
 /** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */
