@@ -61,11 +61,13 @@ CREATE TABLE work_calendar (
 CREATE INDEX troubleshoot_record_task_time ON troubleshoot_record ("checkTaskId", "checkTime") WHERE live;
 -- Indicators over a window: hidden dangers by registTime and open ones, tickets by planStartTime
 -- and running ones, training by trainStartTime.
-CREATE INDEX troubleshoot_info_regist ON troubleshoot_info ("companyCode", "registTime") WHERE live;
-CREATE INDEX troubleshoot_info_open ON troubleshoot_info ("companyCode", "dangerManageDeadline") INCLUDE ("dangerLevel") WHERE live AND "dangerState" <> '9';
+CREATE INDEX troubleshoot_info_regist ON troubleshoot_info ("companyCode", "registTime") INCLUDE ("dangerState") WHERE live;
+CREATE INDEX troubleshoot_info_open ON troubleshoot_info ("companyCode", "dangerManageDeadline") INCLUDE ("dangerLevel")
+  WHERE live AND "dangerState" <> '9';
 CREATE INDEX ticket_base_info_plan_start ON ticket_base_info ("companyCode", "planStartTime") INCLUDE ("workType", "ticketStatus") WHERE live;
 CREATE INDEX ticket_base_info_running ON ticket_base_info ("companyCode", "planEndTime") WHERE live AND "ticketStatus" IN ('1', '2');
-CREATE INDEX train_base_info_start ON train_base_info ("companyCode", "trainStartTime") WHERE live;
+CREATE INDEX train_base_info_start ON train_base_info ("companyCode", "trainStartTime")
+  INCLUDE ("trainHours", "participantCount", "passCount") WHERE live;
 
 -- A period's judgement from the live records of its task: `recordId` and `doneLate` set afresh for
 -- the periods of `task` holding `instant` (every period of the task when it is null).

@@ -140,11 +140,12 @@ export class IndicatorStore {
     return (await this.pool.query(this.syncCounts)).rows[0]
   }
 
-  /** Park edition: every enterprise with an account or records (a push), with the time of its last push. */
-  async enterprises(): Promise<{ companyCode: string; lastPushTime: Date | null }[]> {
+  /** Park edition: every enterprise with an account or records (a push), the time of its last push and the zone it pushed. */
+  async enterprises(): Promise<{ companyCode: string; lastPushTime: Date | null; timeZone: string | null }[]> {
     const { rows } = await this.pool.query(
-      `SELECT c."companyCode", e."lastPushTime" FROM (SELECT "companyCode" FROM app_user WHERE "companyCode" IS NOT NULL ` +
-        `UNION SELECT "companyCode" FROM park_enterprise) c LEFT JOIN park_enterprise e ON e."companyCode" = c."companyCode" ORDER BY 1`,
+      `SELECT c."companyCode", e."lastPushTime", z."timeZone" FROM (SELECT "companyCode" FROM app_user WHERE "companyCode" IS NOT NULL ` +
+        `UNION SELECT "companyCode" FROM park_enterprise) c LEFT JOIN park_enterprise e ON e."companyCode" = c."companyCode" ` +
+        `LEFT JOIN park_enterprise_zone z ON z."companyCode" = c."companyCode" ORDER BY 1`,
     )
     return rows
   }

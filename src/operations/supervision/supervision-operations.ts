@@ -14,7 +14,7 @@ import {
   TICKET_WORK_TYPES,
 } from '../../domain/supervision/indicators.ts'
 import { checkedCalendarYear } from '../../domain/supervision/working-days.ts'
-import { DAY, localMidnight, type Zone } from '../../domain/supervision/zone.ts'
+import { DAY, localMidnight, type Zone, zoneNamed } from '../../domain/supervision/zone.ts'
 import { BusinessError, Code } from '../../errors.ts'
 import type { IndicatorStore, RawIndicators } from '../../store/indicator-store.ts'
 import type { InspectionStore } from '../../store/inspection-store.ts'
@@ -132,7 +132,12 @@ export class SupervisionOperations {
     const enterprises = (await this.indicatorStore.enterprises()).filter(
       (enterprise) => named === undefined || enterprise.companyCode === named,
     )
-    const counts = await this.indicatorStore.counts(enterprises.map(({ companyCode }) => ({ companyCode, from, until })))
+    // Each enterprise's window in the zone it pushed (the park's own where it pushed none).
+    const windows = enterprises.map(({ companyCode, timeZone }) => ({
+      companyCode,
+      ...(timeZone ? this.window(request.from, request.to, zoneNamed(timeZone)) : { from, until }),
+    }))
+    const counts = await this.indicatorStore.counts(windows)
     const entries = enterprises.map(({ companyCode, lastPushTime }) => ({
       ...this.entry(companyCode, counts.get(companyCode)),
       lastPushTime: lastPushTime && this.format(lastPushTime),
@@ -178,11 +183,11 @@ export class SupervisionOperations {
   }
 
   /** The instants of a window of dates (inclusive) in the enterprise's zone; 1002 when it ends before it starts. */
-  private window(from: string, to: string): { from: Date; until: Date } {
+  private window(from: string, to: string, zone = this.zone): { from: Date; until: Date } {
     if (to < from) throw new BusinessError(Code.badParameter, 'to: must not be before from')
     return {
-      from: new Date(this.zone.toInstant(localMidnight(from))),
-      until: new Date(this.zone.toInstant(localMidnight(to) + DAY) - 1),
+      from: new Date(zone.toInstant(localMidnight(from))),
+      until: new Date(zone.toInstant(localMidnight(to) + DAY) - 1),
     }
   }
 
