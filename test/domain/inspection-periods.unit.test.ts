@@ -355,3 +355,24 @@ t.test('judging: without a record a period is open while it runs and missed once
   t.same(judgePeriod(period, skipped, at('2026-03-02T11:59:59+08:00')), { status: 'open', doneLate: false, recordId: null })
   t.same(judgePeriod(period, skipped, period.end), { status: 'missed', doneLate: false, recordId: null })
 })
+
+t.test(
+  'the grid stops before the last instant kept (year 9999): a huge cycle or a late anchor gives no period, not an error',
+  async (t) => {
+    const far = (fields: Partial<ScheduleVersion>) =>
+      duePeriods({
+        versions: [task(fields)],
+        calendar: MONDAY_TO_FRIDAY,
+        zone: beijing,
+        from: Number.NEGATIVE_INFINITY,
+        until: Number.POSITIVE_INFINITY,
+      })
+    t.same(far({ anchor: at('9999-12-30T00:00:00Z'), checkCycleUnit: '年' }), [])
+    t.same(far({ anchor: at('2026-01-01T00:00:00Z'), checkCycle: 2147483647 }), [])
+    t.same(far({ anchor: at('2026-01-01T00:00:00Z'), checkCycle: 2147483647, checkCycleUnit: '月' }), [])
+    t.equal(
+      nextDueStart({ versions: [task({ anchor: at('9999-12-30T00:00:00Z') })], calendar: MONDAY_TO_FRIDAY, zone: beijing, from: 0 }),
+      null,
+    )
+  },
+)

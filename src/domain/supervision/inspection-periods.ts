@@ -37,6 +37,14 @@ export interface Period {
 /** A grid period of one version, before the day type is applied. */
 type GridPeriod = Omit<Period, 'workType'>
 
+/** The last instant a period may end at (instants are kept up to the year 9999): the grid stops before it. */
+export const LAST_INSTANT = Date.UTC(9999, 11, 31, 0, 0, 0)
+
+/** Whether a grid period is one the service can keep (its bounds real instants before LAST_INSTANT). */
+function keepable(start: number, end: number): boolean {
+  return Number.isFinite(start) && Number.isFinite(end) && end <= LAST_INSTANT
+}
+
 /** How many grid periods a search looks through for the next due one before giving up (a day type no day has). */
 const SEARCH_LIMIT = 5000
 
@@ -123,6 +131,7 @@ function* calendarPeriods(version: ScheduleVersion, zone: Zone, lower: number): 
   let start = startOf(k)
   for (;;) {
     const end = startOf(k + 1)
+    if (!keepable(start, end)) return
     yield { start: zone.toInstant(start), end: zone.toInstant(end), day: dateOfLocal(start) }
     start = end
     k++
@@ -152,6 +161,7 @@ function* hourlyPeriods(version: ScheduleVersion, zone: Zone, lower: number): Ge
   for (;;) {
     const windowStart = zone.toInstant(day + opens)
     const windowEnd = zone.toInstant(day + opens + length)
+    if (!keepable(windowStart, windowEnd)) return
     if (windowStart >= version.anchor) {
       for (let start = windowStart; start < windowEnd; start += step) {
         yield { start, end: Math.min(start + step, windowEnd), day: dateOfLocal(day) }

@@ -16,6 +16,11 @@ export const PERIODS_EVERY_SECONDS = 5
 /** Tasks per transaction, and periods per task per pass (a task far behind catches up over several). */
 const TASKS_AT_ONCE = 100
 const PERIODS_AT_ONCE = 2000
+/** Transactions of a catch-up before a read (a task far behind catches up in the background); of a run of the job. */
+const PASSES_BEFORE_A_READ = 25
+const PASSES_PER_RUN = 200
+/** Periods start at most this long before the task's schedule was first looked at (its add): a start far back keeps ten years. */
+export const PERIODS_KEPT_BACK_MS = 3653 * 24 * 3600_000
 
 export class PeriodUpkeep {
   private readonly store: InspectionStore
@@ -43,7 +48,7 @@ export class PeriodUpkeep {
   async start(): Promise<void> {
     await this.background.queue(PERIODS_QUEUE, { policy: 'stately', cron: '* * * * *', work: { pollingIntervalSeconds: 1 } }, async () => {
       try {
-        await this.catchUp()
+        await this.catchUp(PASSES_PER_RUN)
       } finally {
         await this.background.boss.send(PERIODS_QUEUE, {}, { startAfter: PERIODS_EVERY_SECONDS }).catch((error: unknown) => {
           this.log.warn({ err: error }, 'inspection periods: next run not scheduled (the minute schedule still runs)')
@@ -57,22 +62,24 @@ export class PeriodUpkeep {
     await this.background.release(PERIODS_QUEUE)
   }
 
-  /** Writes every period that has started and is not yet written. */
-  catchUp(): Promise<void> {
-    const run = this.running.catch(() => undefined).then(() => this.catchUpNow())
+  /** Writes the periods that have started and are not yet written (at most `passes` transactions of them). */
+  catchUp(passes = PASSES_BEFORE_A_READ): Promise<void> {
+    const run = this.running.catch(() => undefined).then(() => this.catchUpNow(passes))
     this.running = run
     return run
   }
 
-  private async catchUpNow(): Promise<void> {
-    for (;;) {
+  private async catchUpNow(passes: number): Promise<void> {
+    for (let pass = 0; pass < passes; pass++) {
       const now = this.clock()
+      // A task with more periods than a pass writes is due again at once: another pass follows.
+      let behind = false
       const taken = await this.store.withDueSchedules(now, TASKS_AT_ONCE, async (schedules, db) => {
         const calendars = await this.store.calendars([...new Set(schedules.map((schedule) => schedule.companyCode))], db)
         for (const schedule of schedules) {
           const calendar = workingDays(calendars.get(schedule.companyCode) ?? [])
           const versions = schedule.versions as ScheduleVersion[]
-          const from = schedule.resumeFrom ?? Number.NEGATIVE_INFINITY
+          const from = schedule.resumeFrom ?? now - PERIODS_KEPT_BACK_MS
           const found = duePeriods({ versions, calendar, zone: this.zone, from, until: now, limit: PERIODS_AT_ONCE })
           await this.store.addPeriods(
             db,
@@ -81,12 +88,13 @@ export class PeriodUpkeep {
           )
           const last = found.at(-1)
           const more = found.length === PERIODS_AT_ONCE
+          behind ||= more
           const resumeFrom = more && last ? last.end : Math.max(last?.end ?? Number.NEGATIVE_INFINITY, now + 1, schedule.resumeFrom ?? 0)
           const nextStart = more ? now : nextDueStart({ versions, calendar, zone: this.zone, from: resumeFrom })
           await this.store.saveProgress(db, schedule, resumeFrom, nextStart)
         }
       })
-      if (taken < TASKS_AT_ONCE) return
+      if (taken < TASKS_AT_ONCE && !behind) return
     }
   }
 }
