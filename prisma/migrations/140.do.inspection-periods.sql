@@ -70,20 +70,25 @@ CREATE INDEX train_base_info_start ON train_base_info ("companyCode", "trainStar
   INCLUDE ("trainHours", "participantCount", "passCount") WHERE live;
 
 -- A period's judgement from the live records of its task: `recordId` and `doneLate` set afresh for
--- the periods of `task` holding `instant` (every period of the task when it is null).
+-- the period of `task` holding `instant`. A task's periods never overlap, so that is the latest one
+-- starting by `instant`, if it has not ended by then: one index probe, however many periods the
+-- task has.
 CREATE FUNCTION inspection_rejudge(company text, task text, instant timestamptz) RETURNS void LANGUAGE sql AS $$
   UPDATE inspection_period p
      SET "recordId" = judged.id, "doneLate" = coalesce(judged.late, false), "updateTime" = now(),
          version = p.version + 1, sync_status = 'pending', sync_error = NULL
-    FROM inspection_period q
+    FROM (
+      SELECT c."companyCode", c.id, c."taskId", c.start, c."end" FROM inspection_period c
+       WHERE c."companyCode" = company AND c."taskId" = task AND c.start <= instant
+       ORDER BY c.start DESC LIMIT 1
+    ) q
     LEFT JOIN LATERAL (
       SELECT r.id, r."createTime" >= q."end" AS late FROM troubleshoot_record r
        WHERE r."checkTaskId" = q."taskId" AND r."companyCode" = q."companyCode" AND r.live
          AND r."checkStatus" IS DISTINCT FROM '2' AND r."checkTime" >= q.start AND r."checkTime" < q."end"
        ORDER BY r."checkTime", r.id LIMIT 1
     ) judged ON true
-   WHERE q."companyCode" = company AND q."taskId" = task AND q.id = p.id AND p."companyCode" = q."companyCode"
-     AND (instant IS NULL OR (q.start <= instant AND q."end" > instant))
+   WHERE p."companyCode" = q."companyCode" AND p.id = q.id AND q."end" > instant
      AND (p."recordId" IS DISTINCT FROM judged.id OR p."doneLate" IS DISTINCT FROM coalesce(judged.late, false))
 $$;
 

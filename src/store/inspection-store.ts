@@ -1,7 +1,8 @@
 // Inspection periods, task schedules and the working-day calendar in the database (migration 140).
 // The periods are computed above (domain/supervision) and written here; their judgement from the
-// records is the database's own (inspection_rejudge, run by the record trigger and at insert), so
-// that every way a record is written re-judges the periods holding it.
+// records is the database's own (inspection_rejudge, run by the record trigger; a new period is
+// judged the same way as it is written), so that every way a record is written re-judges the
+// period holding it.
 import type pg from 'pg'
 import { inTransaction, type Queryable } from './database.ts'
 
