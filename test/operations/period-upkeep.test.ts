@@ -61,4 +61,36 @@ t.test('a task added with a start in the past gets its periods since then at onc
   t.equal(rows[1].start.toISOString(), '2026-02-27T16:00:00.000Z', '31 January + 1 month: 28 February in +08:00')
 })
 
+t.test(
+  'an edit mid-cycle: the running period keeps its bounds, the next follows the new cycle after it; a deletion ends them',
+  async (t) => {
+    const anchor = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000)
+    await add('troubleshootTask', 'T-3', {
+      riskMeasureId: 'RM-1',
+      checkCycle: 1,
+      checkCycleUnit: '天',
+      workDayType: '0',
+      workType: '0',
+      taskNum: null,
+      taskStartTime: anchor.toISOString(),
+    })
+    const read = async () =>
+      (await service.call('/prevent/troubleshootTask/periods', { taskId: 'T-3', from: '2026-01-01', to: '2099-12-31' }, { token })).body
+        .data.list
+    const running = await read()
+    t.same(
+      running.map((period: any) => period.status),
+      ['open'],
+    )
+    t.equal((await service.call('/prevent/troubleshootTask/update', { id: 'T-3', checkCycle: 3 }, { token })).body.code, 0)
+    t.same(await read(), running, 'the running period keeps its bounds')
+    const next = async () =>
+      (await service.database.pool.query(`SELECT "nextStart" FROM inspection_schedule WHERE "taskId" = 'T-3'`)).rows[0].nextStart
+    t.equal((await next())?.getTime(), anchor.getTime() + 3 * 86_400_000, 'the next period: the first of the new cycle after it ends')
+    await service.call('/prevent/troubleshootTask/delete', { id: 'T-3' }, { token })
+    t.same(await read(), running, 'a deleted task keeps its periods')
+    t.equal(await next(), null, 'and has no next one')
+  },
+)
+
 t.end()
