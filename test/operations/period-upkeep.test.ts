@@ -15,20 +15,24 @@ await add('riskUnit', 'RU-1', {})
 await add('riskEvents', 'RE-1', { riskUnitId: 'RU-1' })
 await add('riskMeasures', 'RM-1', { riskEventId: 'RE-1' })
 
+/** A task of every day type and work type 0, checked once per `unit` from `taskStartTime`. */
+const addTask = (id: string, unit: string, taskStartTime: string) =>
+  add('troubleshootTask', id, {
+    riskMeasureId: 'RM-1',
+    checkCycle: 1,
+    checkCycleUnit: unit,
+    workDayType: '0',
+    workType: '0',
+    taskNum: null,
+    taskStartTime,
+  })
+
 const periodsOf = async (taskId: string) =>
   (await service.database.pool.query(`SELECT start FROM inspection_period WHERE "taskId" = $1 ORDER BY start`, [taskId])).rows
 
 t.test('a period starting shortly is written by the job within 15 s of its start', async (t) => {
   const start = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000)
-  await add('troubleshootTask', 'T-1', {
-    riskMeasureId: 'RM-1',
-    checkCycle: 1,
-    checkCycleUnit: '天',
-    workDayType: '0',
-    workType: '0',
-    taskNum: null,
-    taskStartTime: start.toISOString(),
-  })
+  await addTask('T-1', '天', start.toISOString())
   t.same(await periodsOf('T-1'), [], 'no period before its start')
   const rows = await eventually(
     async () => {
@@ -42,15 +46,7 @@ t.test('a period starting shortly is written by the job within 15 s of its start
 })
 
 t.test('a task added with a start in the past gets its periods since then at once, by the job', async (t) => {
-  await add('troubleshootTask', 'T-2', {
-    riskMeasureId: 'RM-1',
-    checkCycle: 1,
-    checkCycleUnit: '月',
-    workDayType: '0',
-    workType: '0',
-    taskNum: null,
-    taskStartTime: '2026-01-31T00:00:00+08:00',
-  })
+  await addTask('T-2', '月', '2026-01-31T00:00:00+08:00')
   const rows = await eventually(
     async () => {
       const found = await periodsOf('T-2')
@@ -65,15 +61,7 @@ t.test(
   'an edit mid-cycle: the running period keeps its bounds, the next follows the new cycle after it; a deletion ends them',
   async (t) => {
     const anchor = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000)
-    await add('troubleshootTask', 'T-3', {
-      riskMeasureId: 'RM-1',
-      checkCycle: 1,
-      checkCycleUnit: '天',
-      workDayType: '0',
-      workType: '0',
-      taskNum: null,
-      taskStartTime: anchor.toISOString(),
-    })
+    await addTask('T-3', '天', anchor.toISOString())
     const read = async () =>
       (await service.call('/prevent/troubleshootTask/periods', { taskId: 'T-3', from: '2026-01-01', to: '2099-12-31' }, { token })).body
         .data.list
