@@ -283,6 +283,70 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/system/calendar/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a year's working-day calendar
+         * @description Admin, enterprise edition (the park holds the calendars its enterprises push). Replaces that year's lists: `holidays` (days off, weekdays included) and `workdays` (working days, weekend days included); every other day is a working day Monday to Friday. A date outside `year`, a date that does not exist, or a date in both lists answers 1002 naming it (nothing is written). Periods already started keep their bounds; the periods starting afterwards follow the new calendar. The calendar is pushed to the park with the enterprise's records.
+         */
+        post: operations["systemCalendarSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/calendar/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a year's working-day calendar
+         * @description A year's lists as set, `default` false; a year never set answers empty lists and `default` true (Monday to Friday). On the park edition `companyCode` names the enterprise (1002 without it; an `enterprise` account reads its own); the enterprise edition ignores it.
+         */
+        post: operations["systemCalendarGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/indicators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Supervision indicators of dual prevention
+         * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only). Roles: admin, operator, viewer; on the park an `enterprise` account too.
+         *
+         *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms (empty and zero until live monitoring is served); on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
+         *
+         *     Rates are decimal strings of four decimals rounded half up, null when the denominator is 0; medians are integer seconds (of an even count the lower middle), null when there is nothing to take them of. `orderBy` names figures by dotted path; ties by `companyCode`; nulls last. Both editions answer the same figures for the same data.
+         */
+        post: operations["systemIndicators"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hazard/monitorEquip/add": {
         parameters: {
             query?: never;
@@ -1527,6 +1591,32 @@ export type paths = {
          *     On the park edition this operation answers 403/2003 for every role: the park is not an author, it holds what its enterprises push (see *The park supervises many enterprises*).
          */
         post: operations["preventTroubleshootTaskDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/prevent/troubleshootTask/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inspection periods of troubleshooting tasks
+         * @description The due inspection periods starting in the window (`from`..`to`, dates inclusive, in the enterprise's zone `TZ`), started by now: no future period. Ordered by task id, then start. Optional filters: `taskId`, `status`.
+         *
+         *     How periods are made: each live `troubleshootTask` is due once per period. Anchor: `taskStartTime`, else the task's `createTime`. Units `天`, `月`, `年`: period k is [anchor + k × `checkCycle` units, anchor + (k+1) × `checkCycle` units), added on the calendar from the anchor each time (31 January + 1 month = the last day of February). Unit `小时`: within each day's window `workStartTime..workEndTime` (a window whose end is not after its start ends on the next day and belongs to the day it starts), periods of `checkCycle` hours from `workStartTime`, the last cut at the window's end; the first period is the first window start at or after the anchor. `workDayType` `1`: only periods whose day (the day their window starts) is a working day; `2`: only non-working days (units `小时` and `天`; ignored for `月`, `年`); working days per `/system/calendar/get`. Starts inclusive, ends exclusive.
+         *
+         *     Edits: a change of the task's cycle, unit, window, day type, start or work type applies to the periods starting after it; the period running at an edit, a deletion or a calendar change keeps its bounds (and its `workType`), and the next starts no earlier than its end. A deleted task has no period after its deletion; its earlier periods stay.
+         *
+         *     Judging: `done` when a live `troubleshootRecord` of the task has a `checkTime` inside the period and a `checkStatus` other than `2` (absent counts as done); the earliest such record (by `checkTime`, then id) names it (`recordId`), and `doneLate` is true when it was written (`createTime`) at or after the period's end. Without one: `missed` once the period ended, `open` while it runs. A period's judgement follows the live records: deleting the naming record, or setting its status to `2`, judges it again; a late record turns a missed period into done with `doneLate`. Periods appear, and turn missed, within 15 s of their start and end (at once for a read). Kept: periods starting at most ten years (3653 days) before the task was added, and ending by the last day of the year 9999 (a cycle reaching beyond has no more periods); a task added with a start far back gets its periods written in the background, in order, up to 50 000 before the read that follows its add.
+         */
+        post: operations["preventTroubleshootTaskPeriods"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5226,7 +5316,8 @@ export type components = {
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
          *       "sync_time": "2026-11-21T13:05:12+08:00",
-         *       "sync_error": null
+         *       "sync_error": null,
+         *       "overdue": false
          *     }
          */
         TroubleshootInfoRecord: {
@@ -5292,12 +5383,12 @@ export type components = {
             checkAcceptTime: components["schemas"]["Date"] | null;
             /** @description Acceptance comment (验收意见). Optional; null when not set. */
             checkAcceptComment: string | null;
-        } & components["schemas"]["ServerKeptFields"];
+        } & (components["schemas"]["ServerKeptFields"] & components["schemas"]["DangerOverdue"]);
         /**
-         * @description A field of `TroubleshootInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
+         * @description A field of `TroubleshootInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields; the computed `overdue` in conditions with `eq` only).
          * @enum {string}
          */
-        TroubleshootInfoField: "id" | "hazardCode" | "riskMeasureId" | "checkRecordId" | "dangerName" | "dangerLevel" | "registTime" | "registrant" | "dangerSrc" | "dangerManageType" | "hazardDangerType" | "hazardCategory" | "dangerDesc" | "dangerReason" | "controlMeasures" | "cost" | "liablePerson" | "dangerManageDeadline" | "dangerState" | "checkAcceptPerson" | "checkAcceptTime" | "checkAcceptComment" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
+        TroubleshootInfoField: "id" | "hazardCode" | "riskMeasureId" | "checkRecordId" | "dangerName" | "dangerLevel" | "registTime" | "registrant" | "dangerSrc" | "dangerManageType" | "hazardDangerType" | "hazardCategory" | "dangerDesc" | "dangerReason" | "controlMeasures" | "cost" | "liablePerson" | "dangerManageDeadline" | "dangerState" | "checkAcceptPerson" | "checkAcceptTime" | "checkAcceptComment" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error" | "overdue";
         /**
          * @description Body of `/prevent/troubleshootInfo/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -5589,7 +5680,8 @@ export type components = {
          *       "updateBy": "zhangwei",
          *       "sync_status": "synced",
          *       "sync_time": "2026-11-21T13:05:12+08:00",
-         *       "sync_error": null
+         *       "sync_error": null,
+         *       "overdue": false
          *     }
          */
         TicketBaseInfoRecord: {
@@ -5645,12 +5737,12 @@ export type components = {
             longitude: components["schemas"]["Longitude"] | null;
             /** @description Latitude of the work location in decimal degrees, -90..90. Optional; null when not set. */
             latitude: components["schemas"]["Latitude"] | null;
-        } & components["schemas"]["ServerKeptFields"];
+        } & (components["schemas"]["ServerKeptFields"] & components["schemas"]["TicketOverdue"]);
         /**
-         * @description A field of `TicketBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
+         * @description A field of `TicketBaseInfoRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields; the computed `overdue` in conditions with `eq` only).
          * @enum {string}
          */
-        TicketBaseInfoField: "id" | "ticketNo" | "workType" | "workLevel" | "ticketStatus" | "planStartTime" | "planEndTime" | "startTime" | "endTime" | "issueTime" | "ticketPosition" | "ticketContent" | "workDept" | "workerName" | "supervisorName" | "isContractorWork" | "contractorOrg" | "riskIdentification" | "longitude" | "latitude" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
+        TicketBaseInfoField: "id" | "ticketNo" | "workType" | "workLevel" | "ticketStatus" | "planStartTime" | "planEndTime" | "startTime" | "endTime" | "issueTime" | "ticketPosition" | "ticketContent" | "workDept" | "workerName" | "supervisorName" | "isContractorWork" | "contractorOrg" | "riskIdentification" | "longitude" | "latitude" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error" | "overdue";
         /**
          * @description Body of `/prevent/ticketBaseInfo/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {
@@ -6202,6 +6294,143 @@ export type components = {
                 total: number;
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Body of `/system/calendar/set`: replaces that year's lists. A date outside `year`, a date that does not exist or a date in both lists answers 1002 naming it. */
+        CalendarSetRequest: {
+            /** @description The calendar year. */
+            year: number;
+            /** @description Days off of that year, weekdays included (e.g. public holidays). */
+            holidays: components["schemas"]["Date"][];
+            /** @description Working days of that year, weekend days included (e.g. days worked in lieu). */
+            workdays: components["schemas"]["Date"][];
+        };
+        /** @description Body of `/system/calendar/get`. On the park edition `companyCode` names the enterprise (1002 without it); the enterprise edition ignores it. */
+        CalendarGetRequest: {
+            /** @description The calendar year. */
+            year: number;
+            /** @description The enterprise (park edition). */
+            companyCode?: string;
+        };
+        /** @description A year's working-day calendar: Monday to Friday, except the `holidays` (days off) and the `workdays` (working days). `default` true: the year has no lists set (Monday to Friday; both lists empty). */
+        Calendar: {
+            year: number;
+            holidays: components["schemas"]["Date"][];
+            workdays: components["schemas"]["Date"][];
+            default: boolean;
+        };
+        /** @description Envelope of `/system/calendar/get`. */
+        CalendarEnvelope: {
+            data: components["schemas"]["Calendar"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Body of `/system/indicators`: the window `from`..`to` (dates, inclusive, in each enterprise's zone; `to` before `from` answers 1002), the enterprise (park edition: without it, every enterprise with an account or records; an unknown one gives an empty list; ignored by the enterprise edition) and the order of the entries. */
+        IndicatorsRequest: {
+            from: components["schemas"]["Date"];
+            to: components["schemas"]["Date"];
+            /** @description One enterprise (park edition). */
+            companyCode?: string;
+            /** @description Figures to order the entries by, by dotted path (`inspections.missed`, `dangers.rectificationRate`, `sync.pending`, `lastPushTime`): any number or rate of an entry outside the breakdowns (an unknown path answers 1002). Ties by `companyCode`; nulls last. */
+            orderBy?: {
+                /** @description Dotted path of a figure. */
+                field: string;
+                /**
+                 * @description Ascending or descending.
+                 * @default asc
+                 * @enum {string}
+                 */
+                direction: "asc" | "desc";
+            }[];
+        };
+        /**
+         * @description A ratio as a decimal string with four decimals, rounded half up (`"0.8750"`); null when the denominator is 0.
+         * @example 0.8750
+         */
+        Rate: string | null;
+        /** @description Counts and rates of inspection periods. */
+        InspectionFigures: {
+            /** @description Periods starting in the window that ended, or are done: done + missed. */
+            due: number;
+            /** @description Periods starting in the window done (running ones included). */
+            done: number;
+            /** @description Of the done ones, those done by a record written after the period ended. */
+            doneLate: number;
+            /** @description Periods starting in the window that ended without a record. */
+            missed: number;
+            /** @description Periods starting in the window running now without a record. */
+            open: number;
+            completionRate: components["schemas"]["Rate"];
+            onTimeRate: components["schemas"]["Rate"];
+        };
+        /** @description Integer seconds; null when there is nothing to take it of. Of an even count, the lower middle. */
+        Median: number | null;
+        /** @description The figures of one enterprise for the window. Counts never include deleted records. A breakdown lists every code with its count, zeros included. `sync` on the enterprise edition, `lastPushTime` on the park. */
+        Indicators: {
+            companyCode: string;
+            /** @description Inspection periods starting in the window (rates: completionRate = done / due, onTimeRate = (done − doneLate) / due), overall and per task `workType` `0`..`3` (the work type the task had when the period started). */
+            inspections: {
+                byWorkType: ({
+                    /** @enum {string} */
+                    workType: "0" | "1" | "2" | "3";
+                } & components["schemas"]["InspectionFigures"])[];
+            } & components["schemas"]["InspectionFigures"];
+            /** @description Hidden dangers: `found` with `registTime` in the window, `accepted` of those now in state `9`, rectificationRate = accepted / found; now, whatever the window: `open` (state other than `9`), `overdue` (as `overdue` of a read), `majorOpen` (open with `dangerLevel` `1`). */
+            dangers: {
+                found: number;
+                accepted: number;
+                rectificationRate: components["schemas"]["Rate"];
+                open: number;
+                overdue: number;
+                majorOpen: number;
+            };
+            /** @description Live risk units now, per `riskLevel` `1`..`4` (red, orange, yellow, blue). */
+            riskUnits: {
+                /** @enum {string} */
+                riskLevel: "1" | "2" | "3" | "4";
+                count: number;
+            }[];
+            /** @description Work tickets with `planStartTime` in the window, per `workType` `1`..`8` and per `ticketStatus` `1`..`4`; `overdue` now (as `overdue` of a read), whatever the window. */
+            tickets: {
+                byWorkType: {
+                    workType: string;
+                    count: number;
+                }[];
+                byStatus: {
+                    ticketStatus: string;
+                    count: number;
+                }[];
+                overdue: number;
+            };
+            /** @description Training with `trainStartTime` in the window: `sessions`, `hours` (sum of trainHours), `participants` (sum of participantCount), passRate = sum of passCount / sum of participantCount over the sessions with a passCount. */
+            training: {
+                sessions: number;
+                hours: number;
+                participants: number;
+                passRate: components["schemas"]["Rate"];
+            };
+            /** @description Alarms of live monitoring with `startTime` in the window, per kind and level; the median seconds to acknowledge and to dispose of those acknowledged / disposed; now: `active` alarms and `offlinePoints`. Until live monitoring is served by this edition: an empty `raised`, null medians and zeros. */
+            alarms: {
+                raised: {
+                    kind: string;
+                    level: string;
+                    count: number;
+                }[];
+                medianSecondsToAcknowledge: components["schemas"]["Median"];
+                medianSecondsToDispose: components["schemas"]["Median"];
+                active: number;
+                offlinePoints: number;
+            };
+            /** @description Enterprise edition: its records (every kind: the nine resources, attachments, periods and calendars) waiting to be pushed to the park, and failed. */
+            sync?: {
+                pending: number;
+                failed: number;
+            };
+            /** @description Park edition: when the enterprise's last push arrived (null: never). */
+            lastPushTime?: components["schemas"]["Instant"] | null;
+        };
+        /** @description Envelope of `/system/indicators`. */
+        IndicatorsEnvelope: {
+            data: {
+                list: components["schemas"]["Indicators"][];
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
          * @description Body of `getById`: the record identifier and, on the park edition where several enterprises may use one id, optionally the enterprise's `companyCode` (without it: the record when exactly one enterprise holds that id, 1002 naming `companyCode` when several do). On the enterprise edition `companyCode` can only name its own enterprise (another one: 1004).
          * @example {
@@ -6231,6 +6460,74 @@ export type components = {
         AttachmentAddEnvelope: {
             data: components["schemas"]["AttachmentPushResult"] | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description `done`: a live record of the task has a `checkTime` inside the period and a `checkStatus` other than `2` (absent counts as done); `missed`: the period ended without one; `open`: it runs without one.
+         * @example done
+         * @enum {string}
+         */
+        PeriodStatus: "done" | "missed" | "open";
+        /** @description Body of `prevent/troubleshootTask/periods`: the periods starting from the first instant of `from` to the last of `to` (dates, inclusive, in the enterprise's zone), started by now (no future period). `to` before `from` answers 1002. */
+        PeriodsRequest: {
+            taskId?: components["schemas"]["Id"];
+            /** @description Park edition: only this enterprise's periods (without it, every enterprise's; an `enterprise` account reads its own only). Ignored by the enterprise edition. */
+            companyCode?: string;
+            from: components["schemas"]["Date"];
+            to: components["schemas"]["Date"];
+            status?: components["schemas"]["PeriodStatus"];
+            /**
+             * @description Page number, from 1.
+             * @default 1
+             */
+            pageNum: number;
+            /**
+             * @description Periods per page, 1..500.
+             * @default 20
+             */
+            pageSize: number;
+        };
+        /** @description One due inspection period of a task: starts inclusive, ends exclusive. Park entries carry `companyCode` too. */
+        Period: {
+            /**
+             * @description `{taskId}@{start in UTC}`: unique within the enterprise, never reused.
+             * @example TT-001@2026-11-21T00:00:00Z
+             */
+            id: string;
+            /** @description The enterprise (park edition only). */
+            companyCode?: string;
+            taskId: components["schemas"]["Id"];
+            start: components["schemas"]["Instant"];
+            end: components["schemas"]["Instant"];
+            status: components["schemas"]["PeriodStatus"];
+            /** @description The record naming the period (the earliest by `checkTime` inside it) was written (`createTime`) at or after the period's end. */
+            doneLate: boolean;
+            /** @description The `troubleshootRecord` naming the period; null unless done. */
+            recordId: components["schemas"]["Id"] | null;
+        };
+        /** @description Envelope of `prevent/troubleshootTask/periods`. */
+        PeriodsEnvelope: {
+            data: {
+                list: components["schemas"]["Period"][];
+                total: number;
+                pageNum: number;
+                pageSize: number;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Computed on every read of a hidden danger, read-only (a write naming it answers 1002). */
+        DangerOverdue: {
+            /**
+             * @description As of the read: `dangerState` is not `9` and the enterprise's current date (in its zone, `TZ`) is after `dangerManageDeadline` (the deadline day itself is not overdue). Usable in `search` conditions with `eq` (`true`/`false`) only.
+             * @example false
+             */
+            readonly overdue?: boolean;
+        };
+        /** @description Computed on every read of a work ticket, read-only (a write naming it answers 1002). */
+        TicketOverdue: {
+            /**
+             * @description As of the read: `ticketStatus` is `1` (issued) or `2` (in progress) and the read comes after `planEndTime`. Usable in `search` conditions with `eq` (`true`/`false`) only.
+             * @example false
+             */
+            readonly overdue?: boolean;
+        };
     };
     responses: {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
@@ -6738,6 +7035,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PushEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemCalendarSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CalendarSetRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a date outside the year, not a date, or in both lists. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemCalendarGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CalendarGetRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad parameter (on the park, `companyCode` missing). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemIndicators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IndicatorsRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad parameter (`to` before `from`, an unknown figure in `orderBy`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndicatorsEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8440,6 +8830,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preventTroubleshootTaskPeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeriodsRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad parameter (`to` before `from`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodsEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -101,7 +101,11 @@ async function instantiate(pathsFile: string, file: Values & Declaration): Promi
     ...resource,
     record,
     // The add example as reads answer it: every field (null when unset), then the server-kept ones.
-    read: { ...Object.fromEntries(fieldNames.map((name) => [name, record[name] ?? null])), ...serverKept },
+    read: {
+      ...Object.fromEntries(fieldNames.map((name) => [name, record[name] ?? null])),
+      ...serverKept,
+      ...((resource.computed as { example?: Values } | undefined)?.example ?? {}),
+    },
     fieldNames,
     fieldList: [...fieldNames, ...Object.keys(serverKept)].join(', '),
   }

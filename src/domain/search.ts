@@ -28,8 +28,9 @@ const COMPARISONS: readonly string[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] sa
  * `byEnterprise`: records are keyed by (companyCode, id), as on the park, where several enterprises
  * may hold one id: the company code is the last tie-breaker.
  */
-export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: SearchRequest, byEnterprise = false): SearchQuery {
+export function validSearch(resource: Pick<ResourceDef, 'fields' | 'computed'>, request: SearchRequest, byEnterprise = false): SearchQuery {
   const fields = readableFields(resource)
+  const computed = new Set((resource.computed ?? []).map((field) => field.name))
   const field = (name: string, at: string): FieldDef => {
     const found = fields.get(name)
     if (!found) throw new BusinessError(Code.badParameter, `${at}.field: unknown field ${name}`)
@@ -38,6 +39,8 @@ export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: Sear
   // In this order: the order's fields, the cursor (which must fit the order), then the conditions.
   const keys = (request.orderBy ?? []).map(({ field: name, direction }): SortKey => {
     const { kind } = field(name, 'orderBy')
+    if (computed.has(name))
+      throw new BusinessError(Code.badParameter, `orderBy.field: ${name} is computed as of the read; it orders nothing`)
     return { name, kind, desc: direction === 'desc', nullable: true }
   })
   // Without orderBy, list's order (the newest write first); ties broken by id ascending (then, on the
@@ -46,9 +49,13 @@ export function validSearch(resource: Pick<ResourceDef, 'fields'>, request: Sear
   keys.push({ name: 'id', kind: 'id', desc: false, nullable: false })
   if (byEnterprise) keys.push({ name: 'companyCode', kind: 'id', desc: false, nullable: false })
   const cursor = request.after === undefined ? undefined : decodeCursor(request.after, keys)
-  const conditions = (request.conditions ?? []).map((condition, index) =>
-    validCondition(field(condition.field, `conditions[${index}]`), condition, `conditions[${index}]`),
-  )
+  const conditions = (request.conditions ?? []).map((condition, index) => {
+    const at = `conditions[${index}]`
+    if (computed.has(condition.field) && condition.op !== 'eq') {
+      throw new BusinessError(Code.badParameter, `${at}.op: ${condition.field} is computed as of the read; it takes eq only`)
+    }
+    return validCondition(field(condition.field, at), condition, at)
+  })
   return { pageNum: request.pageNum ?? 1, pageSize: request.pageSize ?? 20, conditions, keys, cursor }
 }
 
@@ -94,6 +101,7 @@ const FITS: Record<FieldDef['kind'], (value: unknown) => boolean> = {
   integer: (value) => Number.isInteger(value) && (value as number) >= INTEGER_MIN && (value as number) <= INTEGER_MAX,
   instant: (value) => typeof value === 'string' && isFormat('date-time', value) && isStorableInstant(value),
   date: (value) => typeof value === 'string' && isFormat('date', value) && isStorableDate(value),
+  boolean: (value) => typeof value === 'boolean',
 }
 
 const EXPECTED: Record<FieldDef['kind'], string> = {
@@ -102,6 +110,7 @@ const EXPECTED: Record<FieldDef['kind'], string> = {
   integer: `an integer from ${INTEGER_MIN} to ${INTEGER_MAX}`,
   instant: 'an ISO 8601 instant with offset',
   date: 'a date YYYY-MM-DD',
+  boolean: 'true or false',
 }
 
 function checkValue(field: FieldDef, value: unknown, at: string): void {

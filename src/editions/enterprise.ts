@@ -3,6 +3,9 @@
 // shared skeleton (shared.ts); an operation class of its own is constructed in `compose` and its
 // handlers listed in `handlers`.
 import type { Role } from '../auth/auth-service.ts'
+import { idempotentWrite } from '../http/handlers.ts'
+import { supervisionHandlers } from '../http/supervision-handlers.ts'
+import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
 import { Reconciler } from '../park/reconcile.ts'
@@ -15,13 +18,15 @@ export const enterpriseEdition: Edition = {
   name: 'enterprise',
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
+    const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false })
     return {
       push: push?.push,
       reconciler: push?.reconciler,
+      services: [supervision],
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: false,
       addsHaveEntries: false,
-      handlers: () => [],
+      handlers: (writes) => supervisionHandlers(supervision.operations, (operationId, run) => idempotentWrite(writes, operationId, run)),
     }
   },
 }

@@ -3,7 +3,10 @@
 // own is constructed in `compose` and its handlers listed in `handlers`.
 import type { Role } from '../auth/auth-service.ts'
 import { parkHandlers } from '../http/park-handlers.ts'
+import { idempotentWrite } from '../http/handlers.ts'
 import { operationIdOf } from '../http/routing.ts'
+import { supervisionHandlers } from '../http/supervision-handlers.ts'
+import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
 import { ParkOperations } from '../operations/park-operations.ts'
 import { PUSH_OPERATIONS, parkRefusal } from '../park/park-policy.ts'
 import { ParkStore } from '../store/park-store.ts'
@@ -24,13 +27,17 @@ export const parkEdition: Edition = {
       document,
       attachmentMaxBytes: config.attachmentMaxBytes,
     })
+    const supervision = supervisionParts(shared, { keepsPeriods: false, byEnterprise: true })
     return {
       refuse: (policy) => parkRefusal(policy.action),
       unlimited: (request) => PUSH_OPERATIONS.has(operationIdOf(request) ?? ''),
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: true,
       addsHaveEntries: true,
-      handlers: () => parkHandlers({ registry, park }),
+      handlers: (writes) => [
+        ...parkHandlers({ registry, park }),
+        ...supervisionHandlers(supervision.operations, (operationId, run) => idempotentWrite(writes, operationId, run)),
+      ],
     }
   },
 }

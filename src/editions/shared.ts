@@ -97,6 +97,8 @@ export interface EditionParts {
   refuse?: Refusal
   /** Requests the rate limit does not count. */
   unlimited?: (request: FastifyRequest) => boolean
+  /** Background work of the edition's own (schedules, upkeep): started with the skeleton's, stopped before pg-boss. */
+  services?: { start(): Promise<void>; stop(): Promise<void> }[]
   /** The roles an admin may grant. */
   grantableRoles: ReadonlySet<Role>
   /** Many enterprises' records in one table, keyed by (companyCode, id), counted per enterprise as they are written. */
@@ -170,6 +172,7 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
     await push?.stop()
     await retention?.stop()
     await housekeeping.stop()
+    for (const service of parts.services ?? []) await service.stop()
     await background.stop()
     await authState.close()
   }
@@ -177,7 +180,13 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
   // runs while the operations are registered on this thread (the largest part of a start):
   // pg-boss's schedules, the first admin's password hash. Awaited once the app is ready.
   const started = inBackground(
-    Promise.all([pushStarted, retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword)]),
+    Promise.all([
+      pushStarted,
+      retention?.start(),
+      housekeeping.start(),
+      app.auth.ensureAdmin(config.adminPassword),
+      ...(parts.services ?? []).map((service) => service.start()),
+    ]),
   )
   try {
     await registerOperations(app, { shared, parts, history, edition: edition.name, clock: options.clock })
@@ -223,7 +232,14 @@ function operationHandlers(
 ): Map<string, Handler> {
   const { config, pool, document, registry, format, compiles, sync, attachmentStore } = options.shared
   const { parts } = options
-  const store = new ResourceStore({ pool, registry, companyCode: config.companyCode, format, countsByEnterprise: parts.byEnterprise })
+  const store = new ResourceStore({
+    pool,
+    registry,
+    companyCode: config.companyCode,
+    format,
+    countsByEnterprise: parts.byEnterprise,
+    timeZone: config.timeZone,
+  })
   const resources = new ResourceOperations({
     store,
     history: options.history,

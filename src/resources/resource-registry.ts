@@ -6,7 +6,7 @@
 // the contract.
 import { type JsonSchema, type OpenApiDocument, resolveRef } from '../contract/openapi-document.ts'
 
-export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date'
+export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date' | 'boolean'
 
 export interface FieldDef {
   name: string
@@ -26,9 +26,9 @@ export const SERVER_FIELDS: readonly FieldDef[] = [
   { name: 'sync_error', kind: 'string' },
 ]
 
-/** Every field a record is read with, by name: its own fields, then the server-kept ones. */
-export function readableFields(resource: Pick<ResourceDef, 'fields'>): Map<string, FieldDef> {
-  return new Map([...resource.fields, ...SERVER_FIELDS].map((field) => [field.name, field]))
+/** Every field a record is read with, by name: its own fields, then the server-kept ones, then the computed ones. */
+export function readableFields(resource: Pick<ResourceDef, 'fields'> & { computed?: FieldDef[] }): Map<string, FieldDef> {
+  return new Map([...resource.fields, ...SERVER_FIELDS, ...(resource.computed ?? [])].map((field) => [field.name, field]))
 }
 
 export interface Reference {
@@ -50,6 +50,8 @@ export interface ResourceDef {
   /** Component schema names: `MonitorEquip` (add), `MonitorEquipPatch`, `MonitorEquipRecord`. */
   schemaName: string
   fields: FieldDef[]
+  /** Read-only fields computed as of each read (`x-computed` on the read schema, e.g. `overdue`): searched with `eq` only. */
+  computed?: FieldDef[]
   uniqueFields: string[]
   references: Reference[]
   stateMachine: StateMachine | undefined
@@ -103,6 +105,7 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
     if (property['x-references']) references.push({ field: name, parent: property['x-references'] })
   }
   const machine = schema['x-state-machine']
+  const computed = computedFields(document, document.components?.schemas?.[`${schemaName}Record`])
   return {
     key: entry.key,
     module: entry.module,
@@ -110,10 +113,22 @@ function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
     table: entry.table,
     schemaName,
     fields,
+    computed,
     uniqueFields,
     references,
     stateMachine: machine ? { field: machine.field, transitions: machine.transitions } : undefined,
   }
+}
+
+/** The `x-computed` properties of a read schema, its `allOf` parts included. */
+function computedFields(document: OpenApiDocument, schema: JsonSchema | undefined): FieldDef[] {
+  if (!schema) return []
+  const resolved = resolveRef(document, schema)
+  const own = Object.entries(resolved.properties ?? {})
+    .filter(([, property]) => property['x-computed'] === true)
+    .map(([name, property]) => ({ name, kind: property.type === 'boolean' ? ('boolean' as const) : kindOf(document, property) }))
+  const parts = Array.isArray(resolved.allOf) ? (resolved.allOf as JsonSchema[]) : []
+  return [...own, ...parts.flatMap((part) => computedFields(document, part))]
 }
 
 function kindOf(document: OpenApiDocument, property: JsonSchema): FieldKind {

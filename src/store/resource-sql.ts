@@ -54,11 +54,17 @@ export class ResourceTable {
   private readonly deleteSql: string
   private readonly findSql: string
 
-  constructor(resource: ResourceDef) {
+  /** The SQL of each computed field (`overdue`), read and searched as if a column. */
+  private readonly computed: ReadonlyMap<string, string>
+
+  constructor(resource: ResourceDef, computed: ReadonlyMap<string, string> = new Map()) {
     this.resource = resource
+    this.computed = computed
     const table = quote(resource.table)
     this.readable = readableFields(resource)
-    this.selectList = [...this.readable.keys()].map(quote).join(', ')
+    this.selectList = [...this.readable.keys()]
+      .map((name) => (computed.has(name) ? `(${computed.get(name)}) AS ${quote(name)}` : quote(name)))
+      .join(', ')
 
     const names = resource.fields.map((field) => field.name)
     const n = names.length
@@ -291,7 +297,8 @@ export class ResourceTable {
 
   private condition(condition: Condition, values: unknown[]): string {
     const { field } = condition
-    const column = quote(field.name)
+    const expression = this.computed.get(field.name)
+    const column = expression === undefined ? quote(field.name) : `(${expression})`
     const bind = (bound: unknown) => {
       values.push(bound)
       return `$${values.length}`
@@ -365,6 +372,7 @@ export const SCALAR_TYPES: Record<FieldDef['kind'], string> = {
   integer: 'integer',
   instant: 'timestamptz',
   date: 'date',
+  boolean: 'boolean',
 }
 const ARRAY_TYPES: Record<FieldDef['kind'], string> = {
   string: 'text[]',
@@ -372,6 +380,7 @@ const ARRAY_TYPES: Record<FieldDef['kind'], string> = {
   integer: 'integer[]',
   instant: 'timestamptz[]',
   date: 'date[]',
+  boolean: 'boolean[]',
 }
 
 function sortExpression(key: SortKey): string {

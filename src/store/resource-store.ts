@@ -5,6 +5,7 @@
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { computedColumns } from './computed-sql.ts'
 import { type Refusal, refusalsByConstraint, translateRefusal } from './constraints.ts'
 import { encodeCursor } from './cursor.ts'
 import { GatheredWrites } from './gathered-writes.ts'
@@ -107,12 +108,15 @@ export class ResourceStore {
     companyCode: string
     format: InstantFormatter
     countsByEnterprise?: boolean
+    /** The configured zone (`TZ`): the enterprise's date of computed fields (`overdue`). */
+    timeZone?: string
   }) {
     this.pool = options.pool
     this.countsByEnterprise = options.countsByEnterprise ?? false
     this.companyCode = options.companyCode
     this.format = options.format
-    this.tables = new Map(options.registry.all.map((resource) => [resource.key, new ResourceTable(resource)]))
+    const computed = (resource: ResourceDef) => computedColumns(resource, options.timeZone ?? '+08:00', this.countsByEnterprise)
+    this.tables = new Map(options.registry.all.map((resource) => [resource.key, new ResourceTable(resource, computed(resource))]))
     this.prepared = new Map([...this.tables.values()].flatMap((table) => table.fixedStatements()).map((sql) => [sql, statementName(sql)]))
     this.refusals = refusalsByConstraint(options.registry.all)
   }

@@ -193,7 +193,23 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   // The push through operations of its own: X-Sync-Push, once the push on add-batch, is deprecated
   // and means nothing (what a request may send is unchanged).
   copy.components.parameters.SyncPush = structuredClone(REFERENCE.components.parameters!.SyncPush)
+  withoutSupervision(copy)
   return undo(copy)
+}
+
+/** Supervision of dual prevention came later: its four operations, and the computed `overdue` of hidden dangers and tickets. */
+function withoutSupervision(copy: Node): void {
+  for (const path of ['/prevent/troubleshootTask/periods', '/system/calendar/set', '/system/calendar/get', '/system/indicators']) {
+    delete copy.paths[path]
+  }
+  const schemas = copy.components.schemas
+  for (const name of ['TroubleshootInfoRecord', 'TicketBaseInfoRecord']) {
+    schemas[name].allOf = schemas[name].allOf.filter((part: Node) => !String(part.$ref).endsWith('Overdue'))
+  }
+  for (const name of ['TroubleshootInfoField', 'TicketBaseInfoField']) {
+    schemas[name].enum = schemas[name].enum.filter((field: string) => field !== 'overdue')
+    schemas[name].description = schemas[name].description.replace('; the computed `overdue` in conditions with `eq` only', '')
+  }
 }
 
 /** The examples' `msg` of errors as they were written before the service's own words replaced them. */

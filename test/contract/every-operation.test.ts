@@ -38,7 +38,14 @@ t.test('the document lists every resource operation for each resource of the reg
     for (const operation of own)
       t.ok(operation.path.startsWith(`${RESOURCE_PATHS[resource.key]}/`), `${operation.path} is under its resource`)
   }
-  for (const operation of system) t.ok(operation.path.startsWith('/system/'), `${operation.path} is a system operation`)
+  // Operations of one resource alone (troubleshootTask/periods): under that resource's path.
+  const ofOne = system.filter((operation) => !operation.path.startsWith('/system/'))
+  for (const operation of ofOne) {
+    t.ok(
+      Object.values(RESOURCE_PATHS).some((path) => operation.path.startsWith(`${path}/`)),
+      `${operation.path} is under its resource`,
+    )
+  }
   t.equal(operations.length, RESOURCES.length * actions.length + system.length)
 })
 
@@ -125,6 +132,13 @@ t.test('the park edition and reconciliation with it', async (t) => {
   const reconciled = await okOn(enterprise, '/system/sync/reconcile', {}, enterpriseToken)
   t.equal(reconciled.differences, 0)
   t.equal(reconciled.error, null)
+})
+
+t.test('supervision operations', async (t) => {
+  t.equal(await ok('/system/calendar/set', { year: 2026, holidays: ['2026-10-01'], workdays: [] }), null)
+  t.equal((await ok('/system/calendar/get', { year: 2026 })).default, false)
+  t.equal((await ok('/prevent/troubleshootTask/periods', { from: '2026-01-01', to: '2026-01-31' })).total, 0)
+  t.equal((await ok('/system/indicators', { from: '2026-01-01', to: '2026-01-31' })).list.length, 1)
 })
 
 t.test('no operation was left uncalled', async (t) => {

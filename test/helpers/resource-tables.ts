@@ -16,6 +16,7 @@ const COLUMN_TYPE: Record<FieldKind, string> = {
   integer: 'int4',
   instant: 'timestamptz',
   date: 'date',
+  boolean: 'bool',
 }
 
 /** Written by the store (src/store/resource-sql.ts), not by callers: version, tombstone, push bookkeeping. */

@@ -1,0 +1,366 @@
+// Supervision of dual prevention on the enterprise edition, against figures counted by hand from a
+// small fixture written with known dates (January 2026, zone +08:00): inspection periods and their
+// judgement, the indicators, the computed `overdue` of hidden dangers and tickets.
+import t from 'tap'
+import { dateAt, zoneNamed } from '../../src/domain/supervision/zone.ts'
+import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
+
+const service = await startService(t)
+const token = await service.login()
+const call = async (path: string, body: unknown) => (await service.call(path, body, { token })).body
+const add = async (resource: string, id: string, fields: Record<string, unknown>) => {
+  const answer = await call(`/prevent/${resource}/add`, record(resource, id, fields))
+  if (answer.code !== 0) throw new Error(`add ${resource} ${id}: ${answer.msg}`)
+}
+/** A record written back then: its createTime set to when it was written. */
+const writtenAt = (id: string, instant: string) =>
+  service.database.pool.query(`UPDATE troubleshoot_record SET "createTime" = $2 WHERE id = $1`, [id, instant])
+
+for (const [id, level] of [
+  ['RU-1', '2'],
+  ['RU-2', '3'],
+  ['RU-3', '3'],
+  ['RU-4', '1'],
+] as const) {
+  await add('riskUnit', id, { riskLevel: level })
+}
+await add('riskEvents', 'RE-1', { riskUnitId: 'RU-1' })
+await add('riskMeasures', 'RM-1', { riskEventId: 'RE-1' })
+await call('/prevent/riskUnit/delete', { id: 'RU-4' })
+
+const task = { riskMeasureId: 'RM-1', workDayType: '0', workType: '0', taskNum: null, workStartTime: null, workEndTime: null }
+// T-1: daily from Monday 5 January 08:00.
+await add('troubleshootTask', 'T-1', { ...task, checkCycle: 1, checkCycleUnit: '天', taskStartTime: '2026-01-05T08:00:00+08:00' })
+// T-2: every 4 hours in a window 22:00–02:00 (crossing midnight), working days, work type 1.
+await add('troubleshootTask', 'T-2', {
+  ...task,
+  checkCycle: 4,
+  checkCycleUnit: '小时',
+  workStartTime: '22:00:00',
+  workEndTime: '02:00:00',
+  workDayType: '1',
+  workType: '1',
+  taskNum: 'N-2',
+  taskStartTime: '2026-01-09T00:00:00+08:00',
+})
+const inspection = async (id: string, taskId: string, checkTime: string, checkStatus: string | null, written?: string) => {
+  await add('troubleshootRecord', id, { checkTaskId: taskId, checkTime, checkStatus })
+  if (written) await writtenAt(id, written)
+}
+await inspection('R-1', 'T-1', '2026-01-05T10:00:00+08:00', '0', '2026-01-05T10:05:00+08:00')
+await inspection('R-2', 'T-1', '2026-01-06T09:00:00+08:00', '2', '2026-01-06T09:00:00+08:00')
+await inspection('R-3', 'T-1', '2026-01-06T12:00:00+08:00', '1')
+await inspection('R-4', 'T-1', '2026-01-08T09:00:00+08:00', null, '2026-01-08T09:00:00+08:00')
+await inspection('R-5', 'T-1', '2026-01-09T07:00:00+08:00', '0', '2026-01-09T07:00:00+08:00')
+await inspection('R-6', 'T-2', '2026-01-10T01:00:00+08:00', '0', '2026-01-10T01:00:00+08:00')
+
+const today = dateAt(zoneNamed('+08:00'), Date.now())
+const danger = {
+  riskMeasureId: null,
+  checkRecordId: null,
+  dangerLevel: '0',
+  dangerState: '0',
+  checkAcceptPerson: null,
+  checkAcceptTime: null,
+}
+await add('troubleshootInfo', 'D-1', { ...danger, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-10' })
+await add('troubleshootInfo', 'D-2', {
+  ...danger,
+  registTime: '2026-01-07T10:00:00+08:00',
+  dangerManageDeadline: '2026-01-10',
+  dangerLevel: '1',
+  dangerState: '9',
+  checkAcceptPerson: '王五',
+  checkAcceptTime: '2026-01-09',
+})
+await add('troubleshootInfo', 'D-3', {
+  ...danger,
+  registTime: '2025-12-20T10:00:00+08:00',
+  dangerManageDeadline: '2099-01-01',
+  dangerLevel: '1',
+  dangerState: '1',
+})
+await add('troubleshootInfo', 'D-4', { ...danger, registTime: '2025-12-21T10:00:00+08:00', dangerManageDeadline: today })
+
+const ticket = { workLevel: null, isContractorWork: '0', contractorOrg: null }
+await add('ticketBaseInfo', 'K-1', {
+  ...ticket,
+  workType: '1',
+  workLevel: '2',
+  ticketStatus: '1',
+  planStartTime: '2026-01-06T08:00:00+08:00',
+  planEndTime: '2026-01-07T08:00:00+08:00',
+})
+await add('ticketBaseInfo', 'K-2', {
+  ...ticket,
+  workType: '4',
+  workLevel: '1',
+  ticketStatus: '3',
+  planStartTime: '2026-01-08T08:00:00+08:00',
+  planEndTime: '2026-01-08T18:00:00+08:00',
+})
+await add('ticketBaseInfo', 'K-3', {
+  ...ticket,
+  workType: '2',
+  ticketStatus: '2',
+  planStartTime: '2026-02-01T08:00:00+08:00',
+  planEndTime: '2099-02-01T08:00:00+08:00',
+})
+
+const training = { trainEndTime: null, passCount: null }
+await add('trainBaseInfo', 'S-1', {
+  ...training,
+  trainStartTime: '2026-01-05T09:00:00+08:00',
+  trainEndTime: '2026-01-05T13:00:00+08:00',
+  trainHours: 4,
+  participantCount: 20,
+  passCount: 19,
+})
+await add('trainBaseInfo', 'S-2', {
+  ...training,
+  trainStartTime: '2026-01-07T09:00:00+08:00',
+  trainEndTime: '2026-01-07T11:00:00+08:00',
+  trainHours: 2,
+  participantCount: 10,
+})
+await add('trainBaseInfo', 'S-3', {
+  ...training,
+  trainStartTime: '2026-02-07T09:00:00+08:00',
+  trainEndTime: '2026-02-07T11:00:00+08:00',
+  trainHours: 8,
+  participantCount: 5,
+  passCount: 5,
+})
+
+const periodsOf = async (body: Record<string, unknown>) => (await call('/prevent/troubleshootTask/periods', body)).data
+
+t.test('periods of a daily task: judged by the earliest record inside (status 2 ignored), late, missed', async (t) => {
+  const { list, total } = await periodsOf({ taskId: 'T-1', from: '2026-01-05', to: '2026-01-09' })
+  t.equal(total, 5)
+  t.same(
+    list.map((period: any) => [period.start, period.end, period.status, period.doneLate, period.recordId]),
+    [
+      ['2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'done', false, 'R-1'],
+      ['2026-01-06T08:00:00+08:00', '2026-01-07T08:00:00+08:00', 'done', true, 'R-3'],
+      ['2026-01-07T08:00:00+08:00', '2026-01-08T08:00:00+08:00', 'missed', false, null],
+      ['2026-01-08T08:00:00+08:00', '2026-01-09T08:00:00+08:00', 'done', false, 'R-4'],
+      ['2026-01-09T08:00:00+08:00', '2026-01-10T08:00:00+08:00', 'missed', false, null],
+    ],
+  )
+  t.equal(list[0].id, 'T-1@2026-01-05T00:00:00Z')
+})
+
+t.test('periods of an hourly task: a window crossing midnight on working days only', async (t) => {
+  const { list } = await periodsOf({ taskId: 'T-2', from: '2026-01-09', to: '2026-01-12' })
+  t.same(
+    list.map((period: any) => [period.start, period.end, period.status]),
+    [
+      ['2026-01-09T22:00:00+08:00', '2026-01-10T02:00:00+08:00', 'done'],
+      ['2026-01-12T22:00:00+08:00', '2026-01-13T02:00:00+08:00', 'missed'],
+    ],
+  )
+})
+
+t.test('periods are ordered by task then start, filtered by status, and paged', async (t) => {
+  const missed = await periodsOf({ from: '2026-01-05', to: '2026-01-09', status: 'missed' })
+  t.same(
+    missed.list.map((period: any) => [period.taskId, period.start.slice(0, 10)]),
+    [
+      ['T-1', '2026-01-07'],
+      ['T-1', '2026-01-09'],
+    ],
+  )
+  const second = await periodsOf({ from: '2026-01-05', to: '2026-01-09', pageNum: 2, pageSize: 4 })
+  t.same(
+    second.list.map((period: any) => [period.taskId, period.start.slice(0, 10)]),
+    [
+      ['T-1', '2026-01-09'],
+      ['T-2', '2026-01-09'],
+    ],
+  )
+  t.equal(second.total, 6)
+})
+
+t.test('a record deleted, or set to status 2, judges its period again; a late record turns missed into done late', async (t) => {
+  const january8 = async () => (await periodsOf({ taskId: 'T-1', from: '2026-01-08', to: '2026-01-08' })).list[0]
+  await call('/prevent/troubleshootRecord/update', { id: 'R-4', checkStatus: '2' })
+  t.same([(await january8()).status, (await january8()).recordId], ['done', 'R-5'], 'the next record inside names it')
+  await call('/prevent/troubleshootRecord/delete', { id: 'R-5' })
+  t.same([(await january8()).status, (await january8()).recordId], ['missed', null])
+  await inspection('R-7', 'T-1', '2026-01-08T20:00:00+08:00', '0')
+  const late = await january8()
+  t.same([late.status, late.doneLate, late.recordId], ['done', true, 'R-7'])
+  await call('/prevent/troubleshootRecord/delete', { id: 'R-7' })
+  await call('/prevent/troubleshootRecord/update', { id: 'R-4', checkStatus: '0' })
+  const restored = await january8()
+  t.same([restored.status, restored.doneLate, restored.recordId], ['done', false, 'R-4'])
+})
+
+t.test('the indicators of January 5 to 9 are the figures counted by hand', async (t) => {
+  await service.database.pool.query(`UPDATE troubleshoot_record SET sync_status = 'failed' WHERE id = 'R-1'`)
+  const answer = await call('/system/indicators', { from: '2026-01-05', to: '2026-01-09' })
+  t.equal(answer.code, 0)
+  const [entry] = answer.data.list
+  t.equal(entry.companyCode, service.config.companyCode)
+  const figures = (
+    due: number,
+    done: number,
+    doneLate: number,
+    missed: number,
+    completionRate: string | null,
+    onTimeRate: string | null,
+  ) => ({
+    due,
+    done,
+    doneLate,
+    missed,
+    open: 0,
+    completionRate,
+    onTimeRate,
+  })
+  t.same(entry.inspections, {
+    ...figures(6, 4, 1, 2, '0.6667', '0.5000'),
+    byWorkType: [
+      { workType: '0', ...figures(5, 3, 1, 2, '0.6000', '0.4000') },
+      { workType: '1', ...figures(1, 1, 0, 0, '1.0000', '1.0000') },
+      { workType: '2', ...figures(0, 0, 0, 0, null, null) },
+      { workType: '3', ...figures(0, 0, 0, 0, null, null) },
+    ],
+  })
+  t.same(entry.dangers, { found: 2, accepted: 1, rectificationRate: '0.5000', open: 3, overdue: 1, majorOpen: 1 })
+  t.same(entry.riskUnits, [
+    { riskLevel: '1', count: 0 },
+    { riskLevel: '2', count: 1 },
+    { riskLevel: '3', count: 2 },
+    { riskLevel: '4', count: 0 },
+  ])
+  t.same(
+    entry.tickets.byWorkType.filter((item: any) => item.count > 0),
+    [
+      { workType: '1', count: 1 },
+      { workType: '4', count: 1 },
+    ],
+  )
+  t.equal(entry.tickets.byWorkType.length, 8, 'every work type, zeros included')
+  t.same(entry.tickets.byStatus, [
+    { ticketStatus: '1', count: 1 },
+    { ticketStatus: '2', count: 0 },
+    { ticketStatus: '3', count: 1 },
+    { ticketStatus: '4', count: 0 },
+  ])
+  t.equal(entry.tickets.overdue, 1)
+  t.same(entry.training, { sessions: 2, hours: 6, participants: 30, passRate: '0.9500' })
+  t.same(entry.alarms, { raised: [], medianSecondsToAcknowledge: null, medianSecondsToDispose: null, active: 0, offlinePoints: 0 })
+  t.equal(entry.sync.failed, 1)
+  t.ok(entry.sync.pending > 0)
+})
+
+t.test('an empty window has zero counts and null rates', async (t) => {
+  const [entry] = (await call('/system/indicators', { from: '2025-06-01', to: '2025-06-02' })).data.list
+  t.same(
+    [entry.inspections.due, entry.inspections.completionRate, entry.dangers.found, entry.dangers.rectificationRate],
+    [0, null, 0, null],
+  )
+  t.equal(entry.training.passRate, null)
+  t.equal(entry.dangers.open, 3, 'open dangers are counted now, whatever the window')
+})
+
+t.test('a window ending before it starts, or an unknown figure to order by, answers 1002', async (t) => {
+  t.equal((await call('/system/indicators', { from: '2026-01-09', to: '2026-01-05' })).code, 1002)
+  const unknown = await call('/system/indicators', { from: '2026-01-05', to: '2026-01-09', orderBy: [{ field: 'inspections.late' }] })
+  t.equal(unknown.code, 1002)
+  t.match(unknown.msg, /inspections\.late/)
+  t.equal((await call('/prevent/troubleshootTask/periods', { from: '2026-01-09', to: '2026-01-05' })).code, 1002)
+})
+
+t.test('overdue is computed on reads of hidden dangers (the deadline day itself is not overdue) and searchable with eq', async (t) => {
+  t.equal((await call('/prevent/troubleshootInfo/getById', { id: 'D-1' })).data.overdue, true)
+  t.equal((await call('/prevent/troubleshootInfo/getById', { id: 'D-4' })).data.overdue, false)
+  const search = async (value: boolean) =>
+    (await call('/prevent/troubleshootInfo/search', { conditions: [{ field: 'overdue', op: 'eq', value }] })).data.list
+      .map((item: any) => item.id)
+      .sort()
+  t.same(await search(true), ['D-1'])
+  t.same(await search(false), ['D-2', 'D-3', 'D-4'])
+  t.equal((await call('/prevent/troubleshootInfo/search', { conditions: [{ field: 'overdue', op: 'ne', value: true }] })).code, 1002)
+  t.equal((await call('/prevent/troubleshootInfo/search', { orderBy: [{ field: 'overdue' }] })).code, 1002)
+})
+
+t.test('overdue of work tickets: issued or in progress after the planned end', async (t) => {
+  const search = async (value: boolean) =>
+    (await call('/prevent/ticketBaseInfo/search', { conditions: [{ field: 'overdue', op: 'eq', value }] })).data.list
+      .map((item: any) => item.id)
+      .sort()
+  t.same(await search(true), ['K-1'])
+  t.same(await search(false), ['K-2', 'K-3'])
+})
+
+t.test('overdue is read-only: an add or update naming it answers 1002', async (t) => {
+  t.equal((await call('/prevent/ticketBaseInfo/update', { id: 'K-1', overdue: false })).code, 1002)
+})
+
+t.test('the calendar: set a year, read it back; an unset year is Monday to Friday; bad dates answer 1002', async (t) => {
+  t.same((await call('/system/calendar/get', { year: 2026 })).data, { year: 2026, holidays: [], workdays: [], default: true })
+  t.equal((await call('/system/calendar/set', { year: 2026, holidays: ['2026-02-04'], workdays: ['2026-02-07'] })).code, 0)
+  t.same((await call('/system/calendar/get', { year: 2026 })).data, {
+    year: 2026,
+    holidays: ['2026-02-04'],
+    workdays: ['2026-02-07'],
+    default: false,
+  })
+  t.equal((await call('/system/calendar/set', { year: 2026, holidays: ['2027-01-01'], workdays: [] })).code, 1002)
+  t.equal((await call('/system/calendar/set', { year: 2026, holidays: ['2026-02-05'], workdays: ['2026-02-05'] })).code, 1002)
+  t.same((await call('/system/calendar/get', { year: 2026 })).data.holidays, ['2026-02-04'], 'a refused set writes nothing')
+})
+
+t.test('working days follow the calendar: a holiday is not due, a working Saturday is', async (t) => {
+  await add('troubleshootTask', 'T-6', {
+    ...task,
+    checkCycle: 1,
+    checkCycleUnit: '天',
+    workDayType: '1',
+    taskStartTime: '2026-02-02T08:00:00+08:00',
+  })
+  const { list } = await periodsOf({ taskId: 'T-6', from: '2026-02-02', to: '2026-02-08' })
+  t.same(
+    list.map((period: any) => period.start.slice(0, 10)),
+    ['2026-02-02', '2026-02-03', '2026-02-05', '2026-02-06', '2026-02-07'],
+  )
+})
+
+t.test('an edited or deleted task keeps the periods already started', async (t) => {
+  const before = await periodsOf({ taskId: 'T-1', from: '2026-01-05', to: '2026-01-09' })
+  await call('/prevent/troubleshootTask/update', { id: 'T-1', checkCycle: 7 })
+  t.same((await periodsOf({ taskId: 'T-1', from: '2026-01-05', to: '2026-01-09' })).list, before.list)
+  await add('troubleshootTask', 'T-7', { ...task, checkCycle: 1, checkCycleUnit: '月', taskStartTime: '2026-01-31T00:00:00+08:00' })
+  const started = (await periodsOf({ taskId: 'T-7', from: '2026-01-01', to: today })).list
+  await call('/prevent/troubleshootTask/delete', { id: 'T-7' })
+  t.same((await periodsOf({ taskId: 'T-7', from: '2026-01-01', to: today })).list, started)
+  t.same(
+    started.slice(0, 3).map((period: any) => period.start.slice(0, 10)),
+    ['2026-01-31', '2026-02-28', '2026-03-31'],
+  )
+})
+
+t.test('a running period without a record is open, and counted open by the indicators', async (t) => {
+  const start = new Date(Date.now() - 3600_000).toISOString()
+  await add('troubleshootTask', 'T-8', {
+    ...task,
+    checkCycle: 1,
+    checkCycleUnit: '年',
+    workType: '2',
+    taskNum: 'N-8',
+    taskStartTime: start,
+  })
+  const { list } = await periodsOf({ taskId: 'T-8', from: '2026-01-01', to: '2099-12-31' })
+  t.same(
+    list.map((period: any) => period.status),
+    ['open'],
+  )
+  const [entry] = (await call('/system/indicators', { from: today, to: today })).data.list
+  const byType = entry.inspections.byWorkType.find((item: any) => item.workType === '2')
+  t.same([byType.open, byType.due, byType.completionRate], [1, 0, null])
+})
+
+t.end()

@@ -1,0 +1,150 @@
+// Supervision on the park edition, from what its enterprises hold there: the periods of every
+// enterprise or the one named, each enterprise's indicators ordered as asked, its danger overdue in
+// the zone it pushed, and an enterprise account reading its own only.
+import t from 'tap'
+import { pushedRecord } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
+
+const service = await startService(t, { env: { EDITION: 'park' } })
+const token = await service.login()
+const call = async (path: string, body: unknown, as = token, headers?: Record<string, string>) =>
+  (await service.call(path, body, { token: as, headers })).body
+const sql = (text: string, values: unknown[] = []) => service.database.pool.query(text, values)
+
+const COMPANIES = ['111111111', '222222222']
+for (const companyCode of [...COMPANIES, '333333333']) {
+  const added = await call('/system/user/add', {
+    userName: `ent-${companyCode}`,
+    password: `password-${companyCode}`,
+    role: 'enterprise',
+    companyCode,
+  })
+  t.equal(added.code, 0)
+}
+const enterpriseToken = await service.login('ent-111111111', 'password-111111111')
+
+// Periods as the enterprises pushed them: 111111111 missed one of two, 222222222 did its one late.
+const period = (companyCode: string, id: string, taskId: string, start: string, end: string, recordId: string | null, doneLate = false) =>
+  sql(
+    `INSERT INTO inspection_period ("companyCode", id, "taskId", start, "end", "workType", "recordId", "doneLate") VALUES ($1, $2, $3, $4, $5, '0', $6, $7)`,
+    [companyCode, id, taskId, start, end, recordId, doneLate],
+  )
+await period('111111111', 'T-1@a', 'T-1', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'R-1')
+await period('111111111', 'T-1@b', 'T-1', '2026-01-06T08:00:00+08:00', '2026-01-07T08:00:00+08:00', null)
+await period('222222222', 'T-1@a', 'T-1', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'R-9', true)
+
+// A hidden danger of each enterprise, its deadline today at -12:00: 222222222 pushed that zone (the
+// deadline day: not overdue), 111111111 pushed +14:00 (a day or two later there: overdue).
+const deadline = new Date(Date.now() - 12 * 3600_000).toISOString().slice(0, 10)
+for (const companyCode of COMPANIES) {
+  const pushed = pushedRecord('troubleshootInfo', 'D-1', {
+    companyCode,
+    fields: {
+      riskMeasureId: null,
+      checkRecordId: null,
+      dangerState: '0',
+      dangerManageDeadline: deadline,
+      checkAcceptPerson: null,
+      checkAcceptTime: null,
+    },
+  })
+  const answer = await call('/prevent/troubleshootInfo/add-batch', { list: [pushed] }, token, { 'X-Sync-Push': '1' })
+  t.same(answer.data.failed, [], `danger of ${companyCode} pushed`)
+}
+await sql(`INSERT INTO park_enterprise_zone ("companyCode", "timeZone") VALUES ('111111111', '+14:00'), ('222222222', '-12:00')`)
+
+t.test('periods of every enterprise carry their companyCode; one named, its own', async (t) => {
+  const all = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06' })).data
+  t.same(
+    all.list.map((item: any) => [item.companyCode, item.id, item.status]),
+    [
+      ['111111111', 'T-1@a', 'done'],
+      ['222222222', 'T-1@a', 'done'],
+      ['111111111', 'T-1@b', 'missed'],
+    ],
+  )
+  const one = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06', companyCode: '222222222' })).data
+  t.same(
+    one.list.map((item: any) => [item.companyCode, item.doneLate]),
+    [['222222222', true]],
+  )
+  const own = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06' }, enterpriseToken)).data
+  t.same(new Set(own.list.map((item: any) => item.companyCode)), new Set(['111111111']))
+  const other = await call(
+    '/prevent/troubleshootTask/periods',
+    { from: '2026-01-05', to: '2026-01-06', companyCode: '222222222' },
+    enterpriseToken,
+  )
+  t.equal(other.code, 2003)
+})
+
+t.test('indicators per enterprise, ordered by a figure, ties by companyCode; lastPushTime in place of sync', async (t) => {
+  const { list } = (
+    await call('/system/indicators', { from: '2026-01-04', to: '2026-01-06', orderBy: [{ field: 'inspections.completionRate' }] })
+  ).data
+  t.same(
+    list.map((entry: any) => [entry.companyCode, entry.inspections.due, entry.inspections.completionRate, entry.inspections.onTimeRate]),
+    [
+      ['111111111', 2, '0.5000', '0.5000'],
+      ['222222222', 1, '1.0000', '0.0000'],
+      ['333333333', 0, null, null],
+    ],
+    'a null rate last',
+  )
+  t.match(list[0].lastPushTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, 'the time of its last push')
+  t.equal(list[2].lastPushTime, null, 'an enterprise with an account and no push')
+  t.notOk('sync' in list[0])
+  const later = (await call('/system/indicators', { from: '2026-01-05', to: '2026-01-06', companyCode: '222222222' })).data
+  t.equal(later.list[0].inspections.due, 0, "222222222's period started on 4 January in its zone (-12:00)")
+  const descending = (
+    await call('/system/indicators', {
+      from: '2026-01-04',
+      to: '2026-01-06',
+      orderBy: [{ field: 'inspections.completionRate', direction: 'desc' }],
+    })
+  ).data
+  t.same(
+    descending.list.map((entry: any) => entry.companyCode),
+    ['222222222', '111111111', '333333333'],
+    'nulls last, descending too',
+  )
+})
+
+t.test("hidden dangers are overdue in each enterprise's zone", async (t) => {
+  const { list } = (await call('/system/indicators', { from: '2026-01-05', to: '2026-01-06' })).data
+  t.same(
+    list.map((entry: any) => [entry.companyCode, entry.dangers.open, entry.dangers.overdue]),
+    [
+      ['111111111', 1, 1],
+      ['222222222', 1, 0],
+      ['333333333', 0, 0],
+    ],
+  )
+  const overdue = (await call('/prevent/troubleshootInfo/search', { conditions: [{ field: 'overdue', op: 'eq', value: true }] })).data
+  t.same(
+    overdue.list.map((item: any) => item.companyCode),
+    ['111111111'],
+  )
+})
+
+t.test('an enterprise account reads its own indicators; an unknown enterprise gives an empty list', async (t) => {
+  const own = (await call('/system/indicators', { from: '2026-01-05', to: '2026-01-06' }, enterpriseToken)).data
+  t.same(
+    own.list.map((entry: any) => entry.companyCode),
+    ['111111111'],
+  )
+  t.same((await call('/system/indicators', { from: '2026-01-05', to: '2026-01-06', companyCode: '999999999' })).data, { list: [] })
+})
+
+t.test('calendar/get on the park names the enterprise; calendar/set is the enterprise edition’s', async (t) => {
+  t.equal((await call('/system/calendar/get', { year: 2026 })).code, 1002)
+  t.same((await call('/system/calendar/get', { year: 2026, companyCode: '111111111' })).data, {
+    year: 2026,
+    holidays: [],
+    workdays: [],
+    default: true,
+  })
+  t.equal((await call('/system/calendar/set', { year: 2026, holidays: [], workdays: [] })).code, 2003)
+})
+
+t.end()
