@@ -30,6 +30,7 @@ import { operationIdOf } from './http/routing.ts'
 import { AttachmentOperations } from './operations/attachment-operations.ts'
 import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
+import { monitoringParts } from './operations/monitoring-parts.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
 import type { ParkPush } from './park/park-push.ts'
@@ -202,6 +203,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     compiles,
     document,
     pushing,
+    clock: options.clock,
   })
   const { background, push, history } = parts
   const retention = historyRetention(config, history, background, app.log)
@@ -249,9 +251,22 @@ async function registerOperations(
   },
 ): Promise<void> {
   const { config, pool, document, registry, compiles, policies, clock } = options
-  const { resources, attachments, system, wakePush, push, sync } = options.parts
+  const { resources, attachments, system, wakePush, push, sync, monitoring } = options.parts
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  const handlers = operationHandlers({
+    document,
+    registry,
+    resources,
+    attachments,
+    system,
+    idempotency,
+    edition: config.edition,
+    wakePush,
+    monitoring,
+  })
+  // Live monitoring's jobs stop with the HTTP layer, before the background jobs' pg-boss (see close).
+  app.addHook('onClose', async () => await monitoring.jobs?.stop())
+  await monitoring.jobs?.start()
   await app.register(operations, {
     document,
     compiles,
@@ -297,6 +312,7 @@ function businessOperations(
     compiles: CompileOnFirstUse
     document: OpenApiDocument
     pushing: ReturnType<typeof pushParts>
+    clock: AppOptions['clock']
   },
 ) {
   const { config, pool, registry, format, compiles, document } = options
@@ -331,7 +347,8 @@ function businessOperations(
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  return { background, push, wakePush, sync, history, resources, attachments, system }
+  const monitoring = monitoringParts({ config, pool, document, compiles, background, history, format, clock: options.clock, log: app.log })
+  return { background, push, wakePush, sync, history, resources, attachments, system, monitoring }
 }
 
 /** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */

@@ -10,12 +10,14 @@ import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
 import type { AttachmentOperations } from '../operations/attachment-operations.ts'
+import type { MonitoringParts } from '../operations/monitoring-parts.ts'
 import type { Idempotency } from '../operations/idempotency.ts'
 import type { SearchRequest } from '../domain/search.ts'
 import type { ResourceOperations } from '../operations/resource-operations.ts'
 import type { SystemOperations } from '../operations/system-operations.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { monitoringHandlers } from './monitoring-handlers.ts'
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
@@ -60,6 +62,7 @@ export interface HandlerOptions {
   idempotency: Idempotency
   edition: Config['edition']
   wakePush: () => void
+  monitoring: MonitoringParts
 }
 
 export function operationHandlers(options: HandlerOptions): Map<string, Handler> {
@@ -82,6 +85,9 @@ export function operationHandlers(options: HandlerOptions): Map<string, Handler>
     const key = spec['x-resource']
     if (!key) continue
     handlers.set(operationId, resourceHandler(options, operationId, options.registry.get(key), spec['x-action']))
+  }
+  for (const [operationId, handler] of monitoringHandlers(options.monitoring, (id, run) => idempotentWrite(options, id, run))) {
+    handlers.set(operationId, handler)
   }
   return handlers
 }

@@ -169,10 +169,13 @@ export class SystemOperations {
     })
   }
 
-  /** The `enterprise` role exists on the park edition only. */
+  /** The `enterprise` role exists on the park edition only, `collector` (a gateway's account) on the enterprise edition only. */
   private checkRole(role: Role): void {
     if (role === 'enterprise' && this.edition !== 'park') {
       throw new BusinessError(Code.badParameter, 'role: enterprise accounts exist on the park edition only')
+    }
+    if (role === 'collector' && this.edition === 'park') {
+      throw new BusinessError(Code.badParameter, 'role: collector accounts exist on the enterprise edition only')
     }
   }
 

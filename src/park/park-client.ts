@@ -37,7 +37,8 @@ export interface AttachmentPushAnswer {
 type ErrorEnvelope = { code: number; msg: string; data?: undefined }
 
 /** The add-batch operations of the document. */
-type AddBatchPath = Extract<keyof paths, `/${string}/add-batch`>
+/** The resources' add-batch paths (readings' add-batch is not a resource's: nothing pushes to it). */
+type AddBatchPath = Exclude<Extract<keyof paths, `/${string}/add-batch`>, '/hazard/monitorData/add-batch'>
 
 /**
  * add-batch with X-Sync-Push, as the document describes it (the header's description): the same

@@ -55,14 +55,14 @@ export interface ResourceDef {
   stateMachine: StateMachine | undefined
 }
 
-interface Entry {
+export interface ResourceEntry {
   key: string
   module: 'hazard' | 'prevent'
   table: string
 }
 
 /** In parent-before-child order: the park push applies them in this order. */
-const ENTRIES: Entry[] = [
+const ENTRIES: ResourceEntry[] = [
   { key: 'monitorEquip', module: 'hazard', table: 'monitor_equip' },
   { key: 'riskUnit', module: 'prevent', table: 'risk_unit' },
   { key: 'riskEvents', module: 'prevent', table: 'risk_events' },
@@ -79,7 +79,7 @@ export class ResourceRegistry {
   private readonly byKey: Map<string, ResourceDef>
 
   constructor(document: OpenApiDocument) {
-    this.all = ENTRIES.map((entry) => describe(document, entry))
+    this.all = ENTRIES.map((entry) => describeResource(document, entry))
     this.byKey = new Map(this.all.map((resource) => [resource.key, resource]))
   }
 
@@ -90,7 +90,8 @@ export class ResourceRegistry {
   }
 }
 
-function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
+/** A resource as the document's schema of it declares it (also for tables served like resources, not in the registry). */
+export function describeResource(document: OpenApiDocument, entry: ResourceEntry): ResourceDef {
   const schemaName = entry.key[0].toUpperCase() + entry.key.slice(1)
   const schema = document.components?.schemas?.[schemaName]
   if (!schema) throw new Error(`openapi.yaml has no components.schemas.${schemaName}`)

@@ -24,7 +24,8 @@ async function ok(path: string, body?: unknown, callToken = token) {
 t.test('the document lists every resource operation for each resource of the registry, and the system ones', async (t) => {
   const operations = listOperations(document)
   const resourceOperations = operations.filter((operation) => operation.spec['x-resource'] !== undefined)
-  const system = operations.filter((operation) => operation.spec['x-resource'] === undefined)
+  const system = operations.filter((operation) => operation.spec['x-resource'] === undefined && operation.path.startsWith('/system/'))
+  const monitoring = operations.filter((operation) => operation.spec['x-resource'] === undefined && !operation.path.startsWith('/system/'))
   const actions = [...new Set(resourceOperations.map((operation) => operation.spec['x-action']))].sort()
   t.ok(actions.length > 0 && system.length > 0)
   t.same(
@@ -38,8 +39,10 @@ t.test('the document lists every resource operation for each resource of the reg
     for (const operation of own)
       t.ok(operation.path.startsWith(`${RESOURCE_PATHS[resource.key]}/`), `${operation.path} is under its resource`)
   }
-  for (const operation of system) t.ok(operation.path.startsWith('/system/'), `${operation.path} is a system operation`)
-  t.equal(operations.length, RESOURCES.length * actions.length + system.length)
+  for (const operation of monitoring) {
+    t.match(operation.path, /^\/hazard\/monitor(Data|Alarm|Equip)\//, `${operation.path} is a live monitoring operation`)
+  }
+  t.equal(operations.length, RESOURCES.length * actions.length + system.length + monitoring.length)
 })
 
 t.test('every resource operation', async (t) => {
@@ -107,6 +110,27 @@ t.test('the park edition and reconciliation with it', async (t) => {
   const reconciled = await okOn(enterprise, '/system/sync/reconcile', {}, enterpriseToken)
   t.equal(reconciled.differences, 0)
   t.equal(reconciled.error, null)
+})
+
+t.test('every live monitoring operation', async (t) => {
+  await ok('/hazard/monitorEquip/add', record('monitorEquip', 'MON-1', { oneLevelHigh: '1.6' }))
+  const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString()
+  const sent = await ok('/hazard/monitorData/add-batch', { list: [{ monitorEquipId: 'MON-1', time, value: '1.7' }] })
+  t.same(sent, { accepted: 1, duplicates: 0, failed: [] })
+  const window = { from: new Date(Date.now() - 3600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }
+  t.equal((await ok('/hazard/monitorData/list', { monitorEquipId: 'MON-1', ...window })).list.length, 1)
+  t.equal((await ok('/hazard/monitorData/aggregate', { monitorEquipIds: ['MON-1'], ...window, bucket: '1h' })).list.length, 1)
+  const [board] = (await ok('/hazard/monitorData/latest', { monitorEquipIds: ['MON-1'] })).list
+  t.equal(board.alarms[0].kind, 'high')
+  const alarm = board.alarms[0].id
+  t.equal((await ok('/hazard/monitorAlarm/list', {})).total, 1)
+  t.equal((await ok('/hazard/monitorAlarm/search', { conditions: [{ field: 'kind', op: 'eq', value: 'high' }] })).total, 1)
+  t.equal((await ok('/hazard/monitorAlarm/getById', { id: alarm })).id, alarm)
+  await ok('/hazard/monitorAlarm/acknowledge', { id: alarm })
+  await ok('/hazard/monitorAlarm/dispose', { id: alarm, cause: '3', measures: 'calibrated' })
+  t.equal((await ok('/hazard/monitorAlarm/history', { id: alarm })).total, 3)
+  await ok('/hazard/monitorEquip/shelve', { id: 'MON-1', until: new Date(Date.now() + 3600_000).toISOString(), reason: 'maintenance' })
+  await ok('/hazard/monitorEquip/unshelve', { id: 'MON-1' })
 })
 
 t.test('no operation was left uncalled', async (t) => {

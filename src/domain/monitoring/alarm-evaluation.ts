@@ -3,25 +3,15 @@
 // readings in one transaction, so a restart judges the next reading exactly as it would have.
 // The rules are written for integrators in the OpenAPI document (hazard/monitorData/add-batch) and
 // docs/monitoring.md.
+import type { EquipmentSettings } from '../../store/reading-store.ts'
 import { add, compare, type Decimal, magnitude, parseDecimal, subtract } from './decimal.ts'
 
 export type AlarmKind = 'high' | 'low' | 'outOfRange' | 'fault' | 'offline' | 'frozen'
 export type Level = 1 | 2
 type Direction = 'high' | 'low'
 
-/** The equipment's fields evaluation reads ("" = a threshold or bound not set). */
-export interface PointSettings {
-  oneLevelHigh: string
-  twoLevelHigh: string
-  oneLevelLow: string
-  twoLevelLow: string
-  rangeMin: string
-  rangeMax: string
-  alarmDeadband: string
-  alarmDelaySeconds: number
-  offlineAfterSeconds: number
-  frozenAfterSeconds: number
-}
+/** The equipment's fields evaluation reads, the defaults of the optional ones applied ("" = a threshold or bound not set). */
+export type PointSettings = { [Field in keyof EquipmentSettings]: NonNullable<EquipmentSettings[Field]> }
 
 export interface Reading {
   /** Reading time, milliseconds since the epoch. */

@@ -1,0 +1,162 @@
+// Readings in: hazard/monitorData/add-batch stores each reading once per point and instant, refuses
+// bad ones alone, and judges the stored ones into alarms in reading-time order, state kept between
+// calls. Alarm reads (list, search, getById, history) show what evaluation did.
+import t from 'tap'
+import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
+
+const service = await startService(t)
+const token = await service.login()
+const call = (path: string, body: unknown, as = token) => service.call(path, body, { token: as })
+const send = async (list: unknown[], as = token) => {
+  const reply = await call('/hazard/monitorData/add-batch', { list }, as)
+  if (reply.body.code !== 0) throw new Error(`add-batch answered ${reply.body.code}: ${reply.body.msg}`)
+  return reply.body.data
+}
+const now = Date.now()
+/** An instant `seconds` from a base one hour ago, in UTC. */
+const at = (seconds: number) => new Date(Math.floor(now / 1000) * 1000 - 3600_000 + seconds * 1000).toISOString().replace('.000Z', 'Z')
+const reading = (id: string, seconds: number, value: string, quality?: 0 | 1) => ({
+  monitorEquipId: id,
+  time: at(seconds),
+  value,
+  ...(quality === undefined ? {} : { quality }),
+})
+
+async function equipment(id: string, overrides: Record<string, unknown> = {}) {
+  const fields = {
+    rangeMin: '0',
+    rangeMax: '100',
+    twoLevelLow: '10',
+    oneLevelLow: '20',
+    oneLevelHigh: '80',
+    twoLevelHigh: '90',
+    ...overrides,
+  }
+  const reply = await call('/hazard/monitorEquip/add', record('monitorEquip', id, fields))
+  if (reply.body.code !== 0) throw new Error(`monitorEquip/add answered ${reply.body.code}: ${reply.body.msg}`)
+}
+const alarmsOf = async (id: string) =>
+  (
+    await call('/hazard/monitorAlarm/search', {
+      conditions: [{ field: 'monitorEquipId', op: 'eq', value: id }],
+      orderBy: [{ field: 'startTime', direction: 'asc' }],
+      pageSize: 100,
+    })
+  ).body.data.list
+
+await equipment('P-1')
+
+t.test('readings are stored once per point and instant; refusals fail alone; the counts add up', async (t) => {
+  const data = await send([
+    reading('P-1', 0, '50'),
+    reading('P-1', 1, '51'),
+    { monitorEquipId: 'P-1', time: at(0).replace('Z', '+00:00'), value: '99' },
+    reading('NOPE', 0, '1'),
+    reading('P-1', 2, ''),
+    { monitorEquipId: 'P-1', time: new Date(now + 10 * 60_000).toISOString(), value: '1' },
+    { monitorEquipId: 'P-1', time: new Date(now - 91 * 86_400_000).toISOString(), value: '1' },
+    { monitorEquipId: 'P-1', time: at(3), value: '1', extra: true },
+  ])
+  t.equal(data.accepted, 2)
+  t.equal(data.duplicates, 1, 'the same instant with another offset is a duplicate')
+  t.same(
+    data.failed.map((failure: any) => [failure.index, failure.code]),
+    [
+      [3, 1006],
+      [4, 1002],
+      [5, 1002],
+      [6, 1002],
+      [7, 1002],
+    ],
+  )
+  t.match(data.failed[2].reason, /5 minutes ahead/)
+  t.match(data.failed[3].reason, /retention/)
+  const again = await send([reading('P-1', 0, '77')])
+  t.same(again, { accepted: 0, duplicates: 1, failed: [] }, 'a repeat in a later call is a duplicate too')
+  const stored = await call('/hazard/monitorData/list', { monitorEquipId: 'P-1', from: at(0), to: at(10) })
+  t.same(
+    stored.body.data.list.map((item: any) => item.value),
+    ['50', '51'],
+    'the first value stays',
+  )
+})
+
+t.test('the batch size is 1..5000 (1005 beyond, nothing stored)', async (t) => {
+  t.equal((await call('/hazard/monitorData/add-batch', { list: [] })).body.code, 1005)
+  const many = Array.from({ length: 5001 }, (_, i) => reading('P-1', 100 + i, '1'))
+  t.equal((await call('/hazard/monitorData/add-batch', { list: many })).body.code, 1005)
+})
+
+t.test('a high alarm rises to level 2 and falls back within one alarm, then clears; each change is in its history', async (t) => {
+  await equipment('P-H')
+  await send([reading('P-H', 0, '85'), reading('P-H', 1, '95.0')])
+  await send([reading('P-H', 2, '84'), reading('P-H', 3, '50')])
+  const [alarm] = await alarmsOf('P-H')
+  t.match(alarm, {
+    kind: 'high',
+    level: 1,
+    maxLevel: 2,
+    threshold: '80',
+    startValue: '85',
+    peakValue: '95.0',
+    status: 'cleared',
+    endValue: '50',
+    handling: 'raised',
+    shelved: false,
+    createBy: 'system',
+    monitorCode: record('monitorEquip', 'P-H').monitorCode,
+  })
+  t.equal(new Date(alarm.startTime).getTime(), new Date(at(0)).getTime(), 'starts at the first reading over the threshold')
+  t.match(alarm.startTime, /\+08:00$/, 'instants in the configured zone')
+  const byId = await call('/hazard/monitorAlarm/getById', { id: alarm.id })
+  t.same(byId.body.data, alarm)
+  const history = (await call('/hazard/monitorAlarm/history', { id: alarm.id })).body.data
+  t.same(
+    history.list.map((entry: any) => [entry.action, entry.userName, Object.keys(entry.changes).sort().join(',')]),
+    [
+      ['update', 'system', 'endTime,endValue,status'],
+      ['update', 'system', 'level,threshold'],
+      ['update', 'system', 'level,maxLevel,peakValue,threshold'],
+      [
+        'add',
+        'system',
+        'id,kind,level,maxLevel,monitorCode,monitorEquipId,monitorName,peakValue,shelved,startTime,startValue,status,handling,threshold'
+          .split(',')
+          .sort()
+          .join(','),
+      ],
+    ],
+  )
+})
+
+t.test('on-delay holds across calls: the state is kept between batches', async (t) => {
+  await equipment('P-D', { alarmDelaySeconds: 10 })
+  await send([reading('P-D', 0, '85')])
+  await send([reading('P-D', 5, '86')])
+  t.same(await alarmsOf('P-D'), [])
+  await send([reading('P-D', 10, '87')])
+  const [alarm] = await alarmsOf('P-D')
+  t.match(alarm, { kind: 'high', startValue: '85', peakValue: '87', status: 'active' })
+  t.equal(new Date(alarm.startTime).getTime(), new Date(at(0)).getTime())
+})
+
+t.test('a late reading is stored but changes no alarm', async (t) => {
+  await equipment('P-L')
+  await send([reading('P-L', 10, '50')])
+  await send([reading('P-L', 5, '99')])
+  t.same(await alarmsOf('P-L'), [])
+  const stored = await call('/hazard/monitorData/list', { monitorEquipId: 'P-L', from: at(0), to: at(20) })
+  t.equal(stored.body.data.list.length, 2)
+})
+
+t.test('the collector role sends readings and nothing else', async (t) => {
+  const collector = await service.userToken('collector')
+  t.equal((await send([reading('P-1', 500, '1')], collector)).accepted, 1)
+  const refused = await call('/hazard/monitorAlarm/list', {}, collector)
+  t.equal(refused.status, 403)
+  t.equal(refused.body.code, 2003)
+  const viewer = await service.userToken('viewer')
+  t.equal((await call('/hazard/monitorData/add-batch', { list: [reading('P-1', 501, '1')] }, viewer)).body.code, 2003)
+})
+t.end()
