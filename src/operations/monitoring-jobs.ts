@@ -5,7 +5,7 @@
 //   The queue holds one waiting job at most, so instances sharing the database sweep in turn, and
 //   rows are taken SKIP LOCKED. The timer does not keep an idle process alive.
 // - the readings' partitions: the next days' made ahead and those past READINGS_RETENTION_DAYS
-//   dropped, hourly and once at start.
+//   dropped, hourly and at start.
 import type { FastifyBaseLogger } from 'fastify'
 import { checkOffline, offlineDeadline } from '../domain/monitoring/alarm-evaluation.ts'
 import type { Background } from '../store/background.ts'
@@ -52,8 +52,9 @@ export class MonitoringJobs {
 
   async start(): Promise<void> {
     const { background } = this
+    // Today's partition exists before the first reading is taken.
+    await this.maintainPartitions()
     await background.queue(PARTITIONS_QUEUE, { policy: 'stately', cron: '7 * * * *' }, async () => void (await this.maintainPartitions()))
-    await background.boss.send(PARTITIONS_QUEUE, {})
     await background.queue(OFFLINE_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => void (await this.sweepOffline()))
     const ask = () => void background.boss.send(OFFLINE_QUEUE, {}).catch((error: unknown) => this.log.warn({ err: error }, 'offline sweep'))
     ask()
