@@ -347,7 +347,18 @@ function businessOperations(
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  const monitoring = monitoringParts({ config, pool, document, compiles, background, history, format, clock: options.clock, log: app.log })
+  const monitoring = monitoringParts({
+    config,
+    pool,
+    document,
+    compiles,
+    background,
+    history,
+    attachments,
+    format,
+    clock: options.clock,
+    log: app.log,
+  })
   return { background, push, wakePush, sync, history, resources, attachments, system, monitoring }
 }
 

@@ -92,7 +92,7 @@ CREATE INDEX monitor_alarm_unsynced ON monitor_alarm ("updateTime", id) WHERE sy
 CREATE TABLE monitor_alarm_attachment (
   id text NOT NULL,
   "companyCode" text NOT NULL,
-  "recordId" text NOT NULL REFERENCES monitor_alarm (id),
+  "recordId" text NOT NULL CONSTRAINT "monitor_alarm_attachment_recordId_ref" REFERENCES monitor_alarm (id),
   "fileName" text NOT NULL,
   "contentType" text NOT NULL CHECK ("contentType" IN ('image/png', 'image/jpeg', 'application/pdf')),
   size integer NOT NULL,
@@ -102,9 +102,10 @@ CREATE TABLE monitor_alarm_attachment (
   version bigint NOT NULL DEFAULT 1,
   live boolean DEFAULT true CHECK (live), "deleteTime" timestamptz(3),
   sync_status text NOT NULL DEFAULT 'pending' CHECK (sync_status IN ('pending', 'synced', 'failed')),
-  sync_time timestamptz(3), sync_attempts integer NOT NULL DEFAULT 0, sync_error text,
+  sync_time timestamptz(3), sync_attempts integer NOT NULL DEFAULT 0, sync_error text, sync_rounds integer NOT NULL DEFAULT 0,
   PRIMARY KEY ("companyCode", id)
 );
+CREATE INDEX monitor_alarm_attachment_id ON monitor_alarm_attachment (id) WHERE live;
 ALTER TABLE monitor_alarm_attachment ALTER COLUMN content SET STORAGE EXTERNAL;
 CREATE INDEX monitor_alarm_attachment_record ON monitor_alarm_attachment ("recordId") WHERE live;
 

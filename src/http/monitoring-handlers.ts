@@ -18,8 +18,17 @@ function bodyOf<Body>(request: FastifyRequest): Body {
 }
 
 export function monitoringHandlers(parts: MonitoringParts, write: (operationId: string, run: Write) => Handler): [string, Handler][] {
-  const { ingest, reads, alarms } = parts
-  const writes: [string, Write][] = [
+  return [
+    ...writeHandlers(parts).map(([operationId, run]): [string, Handler] => [operationId, write(operationId, run)]),
+    ...readHandlers(parts),
+  ]
+}
+
+/** The writes, each run through `write` (Idempotency-Key). */
+function writeHandlers(parts: MonitoringParts): [string, Write][] {
+  const { ingest, alarms, attachments } = parts
+  const alarm = alarms.resource
+  return [
     [
       'hazardMonitorDataAddBatch',
       async (request, context) => success(await ingest.addBatch(bodyOf<{ list: unknown[] }>(request).list, context)),
@@ -46,6 +55,20 @@ export function monitoringHandlers(parts: MonitoringParts, write: (operationId: 
       },
     ],
     [
+      'hazardMonitorAlarmAttachmentAdd',
+      async (request, context) => {
+        await attachments.add(alarm, bodyOf<Schemas['AttachmentAddRequest']>(request), context)
+        return success()
+      },
+    ],
+    [
+      'hazardMonitorAlarmAttachmentDelete',
+      async (request, context) => {
+        await attachments.delete(alarm, bodyOf<Schemas['IdRequest']>(request).id, context)
+        return success()
+      },
+    ],
+    [
       'hazardMonitorEquipUnshelve',
       async (request, context) => {
         await alarms.unshelve(bodyOf<Schemas['IdRequest']>(request).id, context)
@@ -53,7 +76,12 @@ export function monitoringHandlers(parts: MonitoringParts, write: (operationId: 
       },
     ],
   ]
-  const readsById: [string, Handler][] = [
+}
+
+function readHandlers(parts: MonitoringParts): [string, Handler][] {
+  const { reads, alarms, attachments } = parts
+  const alarm = alarms.resource
+  return [
     ['hazardMonitorDataList', async (request) => success(await reads.list(bodyOf<Schemas['MonitorDataListRequest']>(request)))],
     [
       'hazardMonitorDataAggregate',
@@ -63,7 +91,14 @@ export function monitoringHandlers(parts: MonitoringParts, write: (operationId: 
     ['hazardMonitorAlarmList', async (request) => success(await alarms.page(bodyOf<SearchRequest>(request) ?? {}))],
     ['hazardMonitorAlarmSearch', async (request) => success(await alarms.page(bodyOf<SearchRequest>(request) ?? {}))],
     ['hazardMonitorAlarmGetById', async (request) => success(await alarms.getById(bodyOf<Schemas['IdRequest']>(request).id))],
+    [
+      'hazardMonitorAlarmAttachmentList',
+      async (request) => success(await attachments.list(alarm, bodyOf<Schemas['AttachmentListRequest']>(request).recordId, undefined)),
+    ],
+    [
+      'hazardMonitorAlarmAttachmentGet',
+      async (request) => success(await attachments.get(alarm, bodyOf<Schemas['AttachmentGetRequest']>(request).id, undefined)),
+    ],
     ['hazardMonitorAlarmHistory', async (request) => success(await alarms.historyOf(bodyOf<Schemas['HistoryRequest']>(request)))],
   ]
-  return [...writes.map(([operationId, run]): [string, Handler] => [operationId, write(operationId, run)]), ...readsById]
 }

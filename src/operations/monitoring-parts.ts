@@ -14,6 +14,7 @@ import type { InstantFormatter } from '../store/instant-format.ts'
 import { type Bucket, ReadingQueries } from '../store/reading-queries.ts'
 import { READING_EPOCH, ReadingStore } from '../store/reading-store.ts'
 import { AlarmOperations } from './alarm-operations.ts'
+import type { AttachmentOperations } from './attachment-operations.ts'
 import { MonitoringJobs } from './monitoring-jobs.ts'
 import { ReadingIngest } from './reading-ingest.ts'
 
@@ -50,6 +51,8 @@ export interface MonitoringParts {
   ingest: ReadingIngest
   reads: ReadingReads
   alarms: AlarmOperations
+  /** The attachments' operations, which serve the alarms' photos too. */
+  attachments: AttachmentOperations
   /** Enterprise edition only. */
   jobs: MonitoringJobs | undefined
 }
@@ -61,6 +64,7 @@ export function monitoringParts(options: {
   compiles: CompileOnFirstUse
   background: Background
   history: HistoryStore
+  attachments: AttachmentOperations
   format: InstantFormatter
   clock: (() => number) | undefined
   log: FastifyBaseLogger
@@ -85,5 +89,5 @@ export function monitoringParts(options: {
     config.edition === 'park'
       ? undefined
       : new MonitoringJobs({ pool, background: options.background, readings, ingest, retentionDays, clock, log: options.log })
-  return { ingest, reads, alarms, jobs }
+  return { ingest, reads, alarms, attachments: options.attachments, jobs }
 }

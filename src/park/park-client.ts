@@ -76,7 +76,7 @@ function isAddBatchPath(path: string): path is AddBatchPath {
 }
 
 /** The attachment/add operations of the document: a pushed attachment is their body with the push-only fields set. */
-type AttachmentAddPath = Extract<keyof paths, `/${string}/attachment/add`>
+type AttachmentAddPath = Exclude<Extract<keyof paths, `/${string}/attachment/add`>, '/hazard/monitorAlarm/attachment/add'>
 
 const ATTACHMENT_ADD_PATHS = new Set(
   listOperations(loadOpenApi().document)

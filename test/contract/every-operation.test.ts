@@ -129,6 +129,17 @@ t.test('every live monitoring operation', async (t) => {
   await ok('/hazard/monitorAlarm/acknowledge', { id: alarm })
   await ok('/hazard/monitorAlarm/dispose', { id: alarm, cause: '3', measures: 'calibrated' })
   t.equal((await ok('/hazard/monitorAlarm/history', { id: alarm })).total, 3)
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  await ok('/hazard/monitorAlarm/attachment/add', {
+    id: 'ALM-A',
+    recordId: alarm,
+    fileName: 'scene.png',
+    contentType: 'image/png',
+    content: png,
+  })
+  t.equal((await ok('/hazard/monitorAlarm/attachment/list', { recordId: alarm })).total, 1)
+  t.equal((await ok('/hazard/monitorAlarm/attachment/get', { id: 'ALM-A' })).content, png)
+  await ok('/hazard/monitorAlarm/attachment/delete', { id: 'ALM-A' })
   await ok('/hazard/monitorEquip/shelve', { id: 'MON-1', until: new Date(Date.now() + 3600_000).toISOString(), reason: 'maintenance' })
   await ok('/hazard/monitorEquip/unshelve', { id: 'MON-1' })
 })

@@ -67,6 +67,21 @@ t.test('acknowledge then dispose; a repeated acknowledge changes nothing; other 
   t.equal((await call('/hazard/monitorAlarm/acknowledge', { id: alarm.id }, viewer)).code, 2003)
 })
 
+t.test('photos of the scene attach to an alarm like files to records', async (t) => {
+  const [alarm] = await alarmsOf('A-1')
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  const photo = { id: 'PH-1', recordId: alarm.id, fileName: 'scene.png', contentType: 'image/png', content: png }
+  t.equal((await call('/hazard/monitorAlarm/attachment/add', { ...photo, id: 'PH-0', recordId: 'no-such-alarm' })).code, 1006)
+  t.equal((await call('/hazard/monitorAlarm/attachment/add', photo)).code, 0)
+  t.equal((await call('/hazard/monitorAlarm/attachment/add', photo)).code, 1003)
+  const viewer = await service.userToken('viewer')
+  t.equal((await call('/hazard/monitorAlarm/attachment/list', { recordId: alarm.id }, viewer)).data.total, 1)
+  t.equal((await call('/hazard/monitorAlarm/attachment/add', { ...photo, id: 'PH-2' }, viewer)).code, 2003)
+  const collector = await service.userToken('collector')
+  t.equal((await call('/hazard/monitorAlarm/attachment/get', { id: 'PH-1' }, collector)).code, 2003)
+  t.notOk('content' in (await must('/hazard/monitorAlarm/getById', { id: alarm.id })), 'the alarm reads carry no bytes')
+})
+
 t.test('raised → disposed leaves acknowledgedBy null; a cleared alarm may be handled', async (t) => {
   await must('/hazard/monitorEquip/add', record('monitorEquip', 'A-2', { oneLevelLow: '0.5' }))
   await send('A-2', '0.4', Date.now() - 50_000)
