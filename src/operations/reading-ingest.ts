@@ -170,11 +170,16 @@ export class ReadingIngest {
     const stored = await this.readings.insert(db, rows)
     const accepted = rows.filter((row) => stored.has(`${row.point}:${row.time}`))
     duplicates += rows.length - accepted.length
+    const byPoint = new Map<number, (StoredReading & { index: number })[]>()
+    for (const row of accepted) {
+      const own = byPoint.get(row.point)
+      if (own) own.push(row)
+      else byPoint.set(row.point, [row])
+    }
     const updates: PointUpdate[] = []
     for (const point of points.values()) {
-      const own = accepted.filter((row) => row.point === point.point).sort((a, b) => a.time - b.time || a.index - b.index)
-      if (own.length === 0) continue
-      updates.push(await this.judge(db, point, own, now))
+      const own = byPoint.get(point.point)?.sort((a, b) => a.time - b.time || a.index - b.index)
+      if (own) updates.push(await this.judge(db, point, own, now))
     }
     await this.readings.updatePoints(db, updates)
     return duplicates
