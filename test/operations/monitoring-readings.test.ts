@@ -159,4 +159,36 @@ t.test('the collector role sends readings and nothing else', async (t) => {
   const viewer = await service.userToken('viewer')
   t.equal((await call('/hazard/monitorData/add-batch', { list: [reading('P-1', 501, '1')] }, viewer)).body.code, 2003)
 })
+t.test('the alarm settings of the equipment: optional, within their ranges (1002 otherwise)', async (t) => {
+  const add = async (id: string, fields: Record<string, unknown>) =>
+    (await call('/hazard/monitorEquip/add', record('monitorEquip', id, fields))).body.code
+  t.equal(await add('E-1', { alarmDeadband: '0.5', alarmDelaySeconds: 3600, offlineAfterSeconds: 0, frozenAfterSeconds: 86_400 }), 0)
+  t.equal(await add('E-2', { offlineAfterSeconds: 10, frozenAfterSeconds: 60, alarmDelaySeconds: 0, alarmDeadband: '0' }), 0)
+  for (const [field, value] of [
+    ['alarmDeadband', '-1'],
+    ['alarmDeadband', ''],
+    ['alarmDeadband', 1],
+    ['alarmDelaySeconds', 3601],
+    ['alarmDelaySeconds', -1],
+    ['offlineAfterSeconds', 9],
+    ['offlineAfterSeconds', 86_401],
+    ['frozenAfterSeconds', 59],
+    ['frozenAfterSeconds', 1.5],
+  ] as const) {
+    t.equal(await add(`E-${field}-${value}`, { [field]: value }), 1002, `${field} ${value}`)
+  }
+  const read = (await call('/hazard/monitorEquip/getById', { id: 'E-1' })).body.data
+  t.match(read, { alarmDeadband: '0.5', alarmDelaySeconds: 3600, offlineAfterSeconds: 0, frozenAfterSeconds: 86_400 })
+})
+
+t.test('a restart loses nothing: another instance on the same database judges the next reading as one would have', async (t) => {
+  await equipment('P-R', { alarmDelaySeconds: 10 })
+  await send([reading('P-R', 0, '85')])
+  const other = await startService(t, { databaseUrl: service.databaseUrl })
+  const otherToken = await other.login()
+  const reply = await other.call('/hazard/monitorData/add-batch', { list: [reading('P-R', 10, '86')] }, { token: otherToken })
+  t.equal(reply.body.data.accepted, 1)
+  const [alarm] = await alarmsOf('P-R')
+  t.match(alarm, { kind: 'high', startValue: '85', status: 'active' })
+})
 t.end()
