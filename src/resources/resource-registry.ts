@@ -55,14 +55,17 @@ export interface ResourceDef {
   stateMachine: StateMachine | undefined
 }
 
-export interface ResourceEntry {
+interface Entry {
   key: string
   module: 'hazard' | 'prevent'
   table: string
 }
 
+/** A table served like a resource: its key (and schema name), module and table. */
+export type ResourceEntry = Entry
+
 /** In parent-before-child order: the park push applies them in this order. */
-const ENTRIES: ResourceEntry[] = [
+const ENTRIES: Entry[] = [
   { key: 'monitorEquip', module: 'hazard', table: 'monitor_equip' },
   { key: 'riskUnit', module: 'prevent', table: 'risk_unit' },
   { key: 'riskEvents', module: 'prevent', table: 'risk_events' },
