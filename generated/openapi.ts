@@ -4342,7 +4342,7 @@ export type components = {
         MonitorReadingFailure: {
             /** @description 0-based position of the reading in `list`. */
             index: number;
-            /** @description The reading's `monitorEquipId` as sent when it is a string, else null. */
+            /** @description The reading's `monitorEquipId` as sent when it is an identifier (see `Id`), else null. */
             monitorEquipId: string | null;
             /**
              * @description The code this reading alone got.

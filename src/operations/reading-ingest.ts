@@ -30,6 +30,8 @@ import {
 import type { WriteContext } from '../store/resource-store.ts'
 
 export const READING_BATCH_LIMIT = 5000
+/** The document's identifier (Id). */
+const ID = /^[\x21-\x7E]{1,64}$/
 /** A reading may be this far ahead of the server's clock (a gateway's clock drifts). */
 const AHEAD_LIMIT_MS = 5 * 60_000
 
@@ -111,7 +113,9 @@ export class ReadingIngest {
     const checked: CheckedReading[] = []
     list.forEach((item, index) => {
       const problem = this.problemOf(item, now)
-      const monitorEquipId = isObject(item) && typeof item.monitorEquipId === 'string' ? item.monitorEquipId : null
+      // Echoed only when it is an identifier: the answer never carries text that is not one.
+      const monitorEquipId =
+        isObject(item) && typeof item.monitorEquipId === 'string' && ID.test(item.monitorEquipId) ? item.monitorEquipId : null
       if (problem !== undefined || monitorEquipId === null || !isObject(item)) {
         failed.push({ index, monitorEquipId, code: Code.badParameter, reason: problem ?? 'monitorEquipId: required' })
         return

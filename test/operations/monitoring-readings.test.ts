@@ -82,6 +82,22 @@ t.test('readings are stored once per point and instant; refusals fail alone; the
   )
 })
 
+t.test('a refused reading names its point only by an identifier: text that is not one is answered null', async (t) => {
+  const data = await send([
+    { monitorEquipId: 'A\u0000B', time: at(0), value: '1' },
+    { monitorEquipId: 'x'.repeat(65), time: at(0), value: '1' },
+    { monitorEquipId: 42, time: at(0), value: '1' },
+  ])
+  t.same(
+    data.failed.map((failure: any) => [failure.index, failure.monitorEquipId, failure.code]),
+    [
+      [0, null, 1002],
+      [1, null, 1002],
+      [2, null, 1002],
+    ],
+  )
+})
+
 t.test('the batch size is 1..5000 (1005 beyond, nothing stored)', async (t) => {
   t.equal((await call('/hazard/monitorData/add-batch', { list: [] })).body.code, 1005)
   const many = Array.from({ length: 5001 }, (_, i) => reading('P-1', 100 + i, '1'))
