@@ -98,6 +98,17 @@ t.test('a refused reading names its point only by an identifier: text that is no
   )
 })
 
+t.test('a batch sent again with its Idempotency-Key is answered as the first time', async (t) => {
+  const body = { list: [reading('P-1', 700, '3'), reading('P-1', 701, '4')] }
+  const headers = { 'idempotency-key': 'gateway-batch-700' }
+  const first = await service.call('/hazard/monitorData/add-batch', body, { token, headers })
+  const again = await service.call('/hazard/monitorData/add-batch', body, { token, headers })
+  t.same(first.body.data, { accepted: 2, duplicates: 0, failed: [] })
+  t.same(again.body, first.body)
+  const other = await service.call('/hazard/monitorData/add-batch', { list: [reading('P-1', 702, '5')] }, { token, headers })
+  t.equal(other.body.code, 1007)
+})
+
 t.test('the batch size is 1..5000 (1005 beyond, nothing stored)', async (t) => {
   t.equal((await call('/hazard/monitorData/add-batch', { list: [] })).body.code, 1005)
   const many = Array.from({ length: 5001 }, (_, i) => reading('P-1', 100 + i, '1'))
