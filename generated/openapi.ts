@@ -638,6 +638,340 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/hazard/monitorData/add-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send readings of monitoring points
+         * @description Stores 1..5 000 readings (1005 beyond, nothing stored) and judges them into alarms, in the same transaction: a restart loses nothing.
+         *
+         *     Each reading is refused alone, the others stored: an unknown or deleted `monitorEquipId` (1006); a bad `value` or `time` (1002); a `time` more than 5 minutes ahead of the server's clock or older than the readings' retention (`READINGS_RETENTION_DAYS`, default 90) (1002). A reading is stored once per point and instant (kept to the second): a repeat is counted in `duplicates`, not stored again (the first value stays), not an error.
+         *
+         *     **Evaluation**, per point in reading-time order, against the equipment as it is when the reading is judged (see `MonitorAlarm` and docs/monitoring.md):
+         *     - `high` at level 1 when `value >= oneLevelHigh`, level 2 when `value >= twoLevelHigh`; `low` likewise with `<= oneLevelLow` / `<= twoLevelLow`. Thresholds that are `""` are not set. Values are compared as numbers, exactly (no binary rounding).
+         *     - Deadband (`alarmDeadband`, default `"0"`): an active high alarm leaves a level only when a value is strictly below that level's threshold minus the deadband (low: strictly above plus the deadband). High and low only.
+         *     - On-delay (`alarmDelaySeconds`, default 0): a high or low condition raises its alarm only once every reading for that many seconds of reading time met it (a condition held exactly that long raises); `startTime` and `startValue` are those of the first of those readings, `level` that of the reading completing the delay, `maxLevel` the highest met since `startTime`. Rising to level 2 within an open alarm is not delayed. A faulty reading neither meets nor breaks the delay.
+         *     - `outOfRange`: a value outside `rangeMin..rangeMax` (those set), one alarm on either side, cleared back in range.
+         *     - `fault`: a reading of quality 1 (judged for this alarm only), cleared by the next good reading.
+         *     - `frozen` (`frozenAfterSeconds`, 0 = off, the default): good readings of one value (as numbers) spanning at least that many seconds of reading time, two at least; raised at the reading completing the span (its `startTime`), cleared by another value.
+         *     - `offline` (`offlineAfterSeconds`, default 300, 0 = never): a point that received readings and then none for that long, by the server's clock; raised within 15 s of the deadline with `startTime` the deadline, cleared at the arrival of the next reading received (late ones included). Duplicates and refused readings do not count as received.
+         *     - A reading older than the point's newest judged reading (or of the same instant) is stored and readable but changes no alarm (but `offline`'s).
+         *
+         *     Body limit: 2 MiB (or BODY_LIMIT when lower). Roles: `collector` (a data-acquisition gateway's account), `operator`, `admin`.
+         */
+        post: operations["hazardMonitorDataAddBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorData/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Readings of one point
+         * @description The readings of one point with `from <= time < to`, ascending by time, `pageSize` (1..5 000, default 500) at a time; `next` is the cursor of the following page for `after` (null on the last). Readings of a deleted point stay readable. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorDataList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorData/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aggregates of readings by time bucket
+         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings: `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorDataAggregate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorData/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The live board: newest reading and active alarms per point
+         * @description Per point (those named, up to 1 000, or every live point), its newest reading by time and its active alarms (shelved ones flagged), a page at a time ordered by `monitorEquipId`. A point named that does not exist, or was deleted, is left out. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorDataLatest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List alarms
+         * @description A page of alarms, the most recently changed first (`updateTime` desc, then `id`). Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorAlarmList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search alarms
+         * @description `list` with `conditions` and `orderBy` over the alarm's fields, as for the resources (e.g. the active alarms: `status eq active`). Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorAlarmSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/getById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an alarm
+         * @description The alarm with this id; 1004 when there is none. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorAlarmGetById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * History of an alarm
+         * @description The changes of an alarm, newest first: its raising (`add`, by `system`), each change of level, threshold or peak and its clearing (`update`, by `system`), its acknowledgement and disposal (`update`, by the user). 1004 when the id never existed. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorAlarmHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge an alarm
+         * @description `raised` → `acknowledged`, noting who and when. Acknowledging an acknowledged alarm changes nothing and answers 0, whoever sends it; a disposed alarm answers 1011. A cleared alarm may be acknowledged. 1004 for an unknown id.
+         */
+        post: operations["hazardMonitorAlarmAcknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/dispose": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispose of an alarm
+         * @description `raised` or `acknowledged` → `disposed`, with the `cause`, the `measures` taken and optionally the hidden danger (`troubleshootInfoId`, a live prevent/troubleshootInfo: 1006 otherwise) the alarm led to. `raised` → `disposed` leaves `acknowledgedBy` null. Disposing again answers 1011. 1004 for an unknown id.
+         */
+        post: operations["hazardMonitorAlarmDispose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/shelve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shelve a monitoring point
+         * @description While a point is shelved (maintenance, a work ticket) until `until` (in the future, at most 7 days ahead: 1002 otherwise), its alarms are still raised but flagged `shelved` (and keep the flag after `unshelve`); they are left out of active counts. Shelving again replaces `until` and `reason`. 1004 for an unknown or deleted point.
+         */
+        post: operations["hazardMonitorEquipShelve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorEquip/unshelve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unshelve a monitoring point
+         * @description Ends the shelving of a point now; a point not shelved answers 0. 1004 for an unknown or deleted point.
+         */
+        post: operations["hazardMonitorEquipUnshelve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/attachment/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a photo of the scene to an alarm
+         * @description Attaches a file (PNG, JPEG or PDF, base64 in JSON) to the alarm `recordId` (1006 when there is no such alarm), as files are attached to records: the bytes must start as `contentType` does, `content` is strict base64 of at most `ATTACHMENT_MAX_BYTES` (default 5 MiB) decoded, `id` is the caller's (1003 when used before). The alarm's own reads never carry the bytes.
+         */
+        post: operations["hazardMonitorAlarmAttachmentAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/attachment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the attachments of an alarm
+         * @description The live attachments of the alarm `recordId`, without their bytes. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorAlarmAttachmentList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/attachment/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an attachment of an alarm
+         * @description One live attachment with its bytes (`content`, base64); 1004 when there is none. Roles: every role but `collector`.
+         */
+        post: operations["hazardMonitorAlarmAttachmentGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hazard/monitorAlarm/attachment/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an attachment of an alarm
+         * @description Deletes an attachment (kept as a tombstone; its id is never reused); deleting a missing or deleted attachment succeeds.
+         */
+        post: operations["hazardMonitorAlarmAttachmentDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prevent/riskUnit/add": {
         parameters: {
             query?: never;
@@ -3059,11 +3393,11 @@ export type components = {
          */
         SyncStatus: "pending" | "synced" | "failed";
         /**
-         * @description User role: `admin` everything, including user and sync administration; `operator` reads and writes of business records; `viewer` reads only. `enterprise` exists on the park edition only (1002 elsewhere): the account an enterprise edition pushes with, bound to that enterprise's `companyCode`; it pushes and reads its own enterprise's records, nothing else. On the park edition business writes answer 403/2003 for every role (see *The park supervises many enterprises*).
+         * @description User role: `admin` everything, including user and sync administration; `operator` reads and writes of business records; `viewer` reads only. `enterprise` exists on the park edition only (1002 elsewhere): the account an enterprise edition pushes with, bound to that enterprise's `companyCode`; it pushes and reads its own enterprise's records, nothing else. `collector` exists on the enterprise edition only (1002 on the park): a data-acquisition gateway's account, which may call `hazard/monitorData/add-batch` and nothing else. On the park edition business writes answer 403/2003 for every role (see *The park supervises many enterprises*).
          * @example operator
          * @enum {string}
          */
-        Role: "admin" | "operator" | "viewer" | "enterprise";
+        Role: "admin" | "operator" | "viewer" | "enterprise" | "collector";
         /**
          * @description Key of a business resource (the second path segment).
          * @example riskUnit
@@ -4184,6 +4518,355 @@ export type components = {
                 list: components["schemas"]["MonitorEquipRecord"][];
             } & WithRequired<components["schemas"]["Page"], "list">) | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description One reading of a monitoring point. Refused alone (the others of the batch are stored): an unknown or deleted `monitorEquipId` (1006); a bad `value` or `time`, a `time` more than 5 minutes ahead of the server's clock or older than the readings' retention (1002). Instants are kept to the second: a fraction is dropped.
+         * @example {
+         *       "monitorEquipId": "ME-001",
+         *       "time": "2026-11-28T10:00:00+08:00",
+         *       "value": "1.52",
+         *       "quality": 0
+         *     }
+         */
+        MonitorReading: {
+            /** @description `id` of the monitoring equipment (hazard/monitorEquip) the reading is of. */
+            monitorEquipId: components["schemas"]["Id"];
+            /** @description Instant of the measurement, with any offset. */
+            time: components["schemas"]["Instant"];
+            /** @description The measured value as a decimal string, kept exactly as sent (`""` is refused). */
+            value: components["schemas"]["Decimal"];
+            /**
+             * @description `0` good (the default), `1` device fault: a faulty reading is judged for the `fault` alarm only.
+             * @default 0
+             * @enum {integer}
+             */
+            quality: 0 | 1;
+        };
+        /**
+         * @description Body of `/hazard/monitorData/add-batch`.
+         * @example {
+         *       "list": [
+         *         {
+         *           "monitorEquipId": "ME-001",
+         *           "time": "2026-11-28T10:00:00+08:00",
+         *           "value": "1.52"
+         *         },
+         *         {
+         *           "monitorEquipId": "ME-001",
+         *           "time": "2026-11-28T10:00:05+08:00",
+         *           "value": "1.61",
+         *           "quality": 0
+         *         }
+         *       ]
+         *     }
+         */
+        MonitorReadingBatch: {
+            /** @description 1..5 000 readings; an empty list or more than 5 000 answers 1005 (nothing stored); each reading is judged on its own. */
+            list: components["schemas"]["MonitorReading"][];
+        };
+        MonitorReadingFailure: {
+            /** @description 0-based position of the reading in `list`. */
+            index: number;
+            /** @description The reading's `monitorEquipId` as sent when it is an identifier (see `Id`), else null. */
+            monitorEquipId: string | null;
+            /**
+             * @description The code this reading alone got.
+             * @enum {integer}
+             */
+            code: 1002 | 1006;
+            /** @description What is wrong, naming the field. */
+            reason: string;
+        };
+        /**
+         * @description `accepted` readings stored, `duplicates` (a reading of the same point and instant stored before, or earlier in the same list: the first value stays) and `failed`: the three add up to the list's length.
+         * @example {
+         *       "accepted": 1,
+         *       "duplicates": 0,
+         *       "failed": [
+         *         {
+         *           "index": 1,
+         *           "monitorEquipId": "ME-404",
+         *           "code": 1006,
+         *           "reason": "monitorEquipId: no live monitoring equipment ME-404"
+         *         }
+         *       ]
+         *     }
+         */
+        MonitorReadingBatchResult: {
+            accepted: number;
+            duplicates: number;
+            failed: components["schemas"]["MonitorReadingFailure"][];
+        };
+        /** @description Envelope of `hazard/monitorData/add-batch`: the batch's result when it was processed (code 0, even if some readings failed); null on a failure of the whole call. */
+        MonitorReadingBatchEnvelope: {
+            data: components["schemas"]["MonitorReadingBatchResult"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description A stored reading; `value` as it was sent, `time` in the configured zone. */
+        MonitorReadingRecord: {
+            monitorEquipId: components["schemas"]["Id"];
+            time: components["schemas"]["Instant"];
+            value: components["schemas"]["Decimal"];
+            /** @enum {integer} */
+            quality: 0 | 1;
+        };
+        /**
+         * @description Body of `hazard/monitorData/list`: the readings of one point with `from <= time < to`, ascending by time. `after` is the `next` of the previous page.
+         * @example {
+         *       "monitorEquipId": "ME-001",
+         *       "from": "2026-11-28T00:00:00+08:00",
+         *       "to": "2026-11-29T00:00:00+08:00",
+         *       "pageSize": 500
+         *     }
+         */
+        MonitorDataListRequest: {
+            monitorEquipId: components["schemas"]["Id"];
+            from: components["schemas"]["Instant"];
+            to: components["schemas"]["Instant"];
+            /**
+             * @description Readings per page, 1..5 000 (default 500).
+             * @default 500
+             */
+            pageSize: number;
+            /** @description Opaque cursor, the `next` of the previous page (1002 when it is not one). */
+            after?: string;
+        };
+        MonitorDataPage: {
+            list: components["schemas"]["MonitorReadingRecord"][];
+            /** @description Cursor of the next page for `after`; null on the last page. */
+            next: string | null;
+        };
+        /** @description Envelope of `hazard/monitorData/list`. */
+        MonitorDataPageEnvelope: {
+            data: components["schemas"]["MonitorDataPage"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `hazard/monitorData/aggregate`: per point, the buckets of `from <= time < to` that hold readings.
+         * @example {
+         *       "monitorEquipIds": [
+         *         "ME-001"
+         *       ],
+         *       "from": "2026-11-28T00:00:00+08:00",
+         *       "to": "2026-11-29T00:00:00+08:00",
+         *       "bucket": "1h"
+         *     }
+         */
+        MonitorDataAggregateRequest: {
+            monitorEquipIds: components["schemas"]["Id"][];
+            from: components["schemas"]["Instant"];
+            to: components["schemas"]["Instant"];
+            /**
+             * @description Bucket width; buckets are aligned to the configured time zone (`TZ`): a `1d` bucket is a local day.
+             * @enum {string}
+             */
+            bucket: "1m" | "10m" | "1h" | "1d";
+        };
+        /** @description One bucket of readings (faulty ones included): `time` its start; `min`, `max`, `last` as sent (of equal numbers spelled differently, the earliest by reading time); `avg` a decimal string rounded half away from zero to at most 6 decimals, trailing zeros dropped. */
+        MonitorBucket: {
+            time: components["schemas"]["Instant"];
+            min: components["schemas"]["Decimal"];
+            max: components["schemas"]["Decimal"];
+            avg: components["schemas"]["Decimal"];
+            last: components["schemas"]["Decimal"];
+            count: number;
+        };
+        MonitorAggregate: {
+            list: {
+                monitorEquipId: components["schemas"]["Id"];
+                buckets: components["schemas"]["MonitorBucket"][];
+            }[];
+        };
+        /** @description Envelope of `hazard/monitorData/aggregate`. */
+        MonitorAggregateEnvelope: {
+            data: components["schemas"]["MonitorAggregate"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `hazard/monitorData/latest`: the points named (every point with readings when omitted), a page of them ordered by `monitorEquipId`.
+         * @example {
+         *       "monitorEquipIds": [
+         *         "ME-001",
+         *         "ME-002"
+         *       ]
+         *     }
+         */
+        MonitorDataLatestRequest: {
+            monitorEquipIds?: components["schemas"]["Id"][];
+            pageNum?: components["schemas"]["PageNum"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        MonitorLatestAlarm: {
+            id: components["schemas"]["Id"];
+            kind: components["schemas"]["MonitorAlarmKind"];
+            level: number | null;
+            shelved: boolean;
+        };
+        /** @description A point's newest reading by time (null fields before its first) and its active alarms. */
+        MonitorLatest: {
+            monitorEquipId: components["schemas"]["Id"];
+            monitorCode: string;
+            time: components["schemas"]["Instant"] | null;
+            value: string | null;
+            quality: number | null;
+            alarms: components["schemas"]["MonitorLatestAlarm"][];
+        };
+        /** @description Envelope of `hazard/monitorData/latest`. */
+        MonitorLatestPageEnvelope: {
+            data: {
+                list: components["schemas"]["MonitorLatest"][];
+                total: number;
+                pageNum: number;
+                pageSize: number;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description `high`/`low`: a threshold of the equipment reached (levels 1 and 2); `outOfRange`: outside `rangeMin..rangeMax`; `fault`: a reading of quality 1; `offline`: no reading received for `offlineAfterSeconds`; `frozen`: one value for `frozenAfterSeconds`.
+         * @enum {string}
+         */
+        MonitorAlarmKind: "high" | "low" | "outOfRange" | "fault" | "offline" | "frozen";
+        MonitorAlarmDisposal: {
+            cause: components["schemas"]["MonitorAlarmCause"];
+            measures: string;
+            disposedBy: string;
+            disposedTime: components["schemas"]["Instant"];
+            troubleshootInfoId: string | null;
+        };
+        /**
+         * @description `1` real process deviation, `2` instrument fault or false alarm, `3` maintenance or test, `4` other.
+         * @enum {string}
+         */
+        MonitorAlarmCause: "1" | "2" | "3" | "4";
+        /** @description An alarm raised by the service from the readings of a point (ids are the service's). One alarm per excursion and kind: reaching level 2 raises `level` and `maxLevel`, falling back lowers `level`, clearing ends it (`status` cleared, `endTime`, `endValue`). Handling (`raised` → `acknowledged` → `disposed`, or `raised` → `disposed`) is independent of the condition. Every change is an entry of the alarm's history (`userName` `system` for the service's own). */
+        MonitorAlarm: {
+            id?: components["schemas"]["Id"];
+            monitorEquipId?: components["schemas"]["Id"];
+            monitorCode?: string;
+            monitorName?: string;
+            kind?: components["schemas"]["MonitorAlarmKind"];
+            /** @description 1 or 2 for high and low (the current level), null for other kinds. */
+            level?: number | null;
+            /** @description The highest level the alarm reached (high and low), null for other kinds. */
+            maxLevel?: number | null;
+            /** @description The crossed limit of the current level (high, low), the crossed range bound (outOfRange), null otherwise. */
+            threshold?: string | null;
+            startTime?: components["schemas"]["Instant"];
+            startValue?: string | null;
+            /** @description The extreme in the alarm's direction (outOfRange: the farthest outside; frozen: the frozen value); null for fault and offline. */
+            peakValue?: string | null;
+            endTime?: components["schemas"]["Instant"] | null;
+            endValue?: string | null;
+            /** @enum {string} */
+            status?: "active" | "cleared";
+            /** @enum {string} */
+            handling?: "raised" | "acknowledged" | "disposed";
+            acknowledgedBy?: string | null;
+            acknowledgedTime?: components["schemas"]["Instant"] | null;
+            disposal?: components["schemas"]["MonitorAlarmDisposal"] | null;
+            /** @description The point was shelved when the alarm was raised; kept after `unshelve`. */
+            shelved?: boolean;
+        };
+        /**
+         * @description An alarm as every read returns it: every field of `MonitorAlarm` plus the server-kept fields.
+         * @example {
+         *       "id": "0b9f1c1e-6f0e-4a51-9d43-7c8f6d0b2a11",
+         *       "monitorEquipId": "ME-001",
+         *       "monitorCode": "PT-101",
+         *       "monitorName": "1#液氨储罐压力监测",
+         *       "kind": "high",
+         *       "level": 1,
+         *       "maxLevel": 2,
+         *       "threshold": "1.6",
+         *       "startTime": "2026-11-28T10:00:05+08:00",
+         *       "startValue": "1.61",
+         *       "peakValue": "2.03",
+         *       "endTime": null,
+         *       "endValue": null,
+         *       "status": "active",
+         *       "handling": "acknowledged",
+         *       "acknowledgedBy": "zhangwei",
+         *       "acknowledgedTime": "2026-11-28T10:02:00+08:00",
+         *       "disposal": null,
+         *       "shelved": false,
+         *       "companyCode": "320115001",
+         *       "createTime": "2026-11-28T10:00:06+08:00",
+         *       "updateTime": "2026-11-28T10:02:00+08:00",
+         *       "createBy": "system",
+         *       "updateBy": "zhangwei",
+         *       "sync_status": "pending",
+         *       "sync_time": null,
+         *       "sync_error": null
+         *     }
+         */
+        MonitorAlarmRecord: WithRequired<components["schemas"]["MonitorAlarm"], "id" | "monitorEquipId" | "monitorCode" | "monitorName" | "kind" | "level" | "maxLevel" | "threshold" | "startTime" | "startValue" | "peakValue" | "endTime" | "endValue" | "status" | "handling" | "acknowledgedBy" | "acknowledgedTime" | "disposal" | "shelved"> & components["schemas"]["ServerKeptFields"];
+        /**
+         * @description A field of `MonitorAlarmRecord` usable in `search` conditions and `orderBy` (`disposal` and `shelved` are not).
+         * @enum {string}
+         */
+        MonitorAlarmField: "id" | "monitorEquipId" | "monitorCode" | "monitorName" | "kind" | "level" | "maxLevel" | "threshold" | "startTime" | "startValue" | "peakValue" | "endTime" | "endValue" | "status" | "handling" | "acknowledgedBy" | "acknowledgedTime" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
+        /**
+         * @description Body of `/hazard/monitorAlarm/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`, as for the resources. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         * @example {
+         *       "conditions": [
+         *         {
+         *           "field": "status",
+         *           "op": "eq",
+         *           "value": "active"
+         *         },
+         *         {
+         *           "field": "kind",
+         *           "op": "in",
+         *           "value": [
+         *             "high",
+         *             "low"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        MonitorAlarmSearch: {
+            conditions?: ({
+                field?: components["schemas"]["MonitorAlarmField"];
+            } & components["schemas"]["SearchCondition"])[];
+            orderBy?: ({
+                field?: components["schemas"]["MonitorAlarmField"];
+            } & components["schemas"]["SortKey"])[];
+        } & components["schemas"]["Search"];
+        /** @description Envelope of `hazard/monitorAlarm/getById`. */
+        MonitorAlarmRecordEnvelope: {
+            data: components["schemas"]["MonitorAlarmRecord"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Envelope of `hazard/monitorAlarm/list` and `search`. */
+        MonitorAlarmPageEnvelope: {
+            data: ({
+                list: components["schemas"]["MonitorAlarmRecord"][];
+            } & WithRequired<components["schemas"]["Page"], "list">) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `hazard/monitorAlarm/dispose`.
+         * @example {
+         *       "id": "0b9f1c1e-6f0e-4a51-9d43-7c8f6d0b2a11",
+         *       "cause": "1",
+         *       "measures": "关闭进料阀，压力回落至正常"
+         *     }
+         */
+        MonitorAlarmDisposeRequest: {
+            id: components["schemas"]["Id"];
+            cause: components["schemas"]["MonitorAlarmCause"];
+            /** @description What was done. */
+            measures: string;
+            /** @description A live hidden danger (prevent/troubleshootInfo) this alarm led to: the link from an alarm to dual prevention (1006 when there is none). */
+            troubleshootInfoId?: components["schemas"]["Id"];
+        };
+        /**
+         * @description Body of `hazard/monitorEquip/shelve`: `until` in the future, at most 7 days ahead (1002 otherwise).
+         * @example {
+         *       "id": "ME-001",
+         *       "until": "2026-11-29T18:00:00+08:00",
+         *       "reason": "检修作业票 ZY-2026-118"
+         *     }
+         */
+        MonitorEquipShelveRequest: {
+            id: components["schemas"]["Id"];
+            until: components["schemas"]["Instant"];
+            reason: string;
+        };
         /**
          * @description Risk analysis unit (风险分析单元) of the dual-prevention system: the object (installation, tank farm, warehouse...) whose risks are analysed. Parent of risk events.
          *
@@ -7522,6 +8205,502 @@ export interface operations {
         };
         responses: {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorDataAddBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorReadingBatch"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1005. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorReadingBatchEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorDataList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorDataListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorDataPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorDataAggregate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorDataAggregateRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorAggregateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorDataLatest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorDataLatestRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorLatestPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorAlarmPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorAlarmSearch"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorAlarmPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmGetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorAlarmRecordEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmAcknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1004, 1011. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmDispose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorAlarmDisposeRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1004, 1006, 1011. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipShelve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorEquipShelveRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorEquipUnshelve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmAttachmentAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmAttachmentList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmAttachmentGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentGetRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hazardMonitorAlarmAttachmentDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
             200: {
                 headers: {
                     [name: string]: unknown;

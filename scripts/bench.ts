@@ -12,6 +12,7 @@
 //               enterprise's start, and with the enterprise up when the park comes back
 //   reads       reads on generated tables of BENCH_ROWS records, add on the filled table
 //   park-reads  reads on the park's generated table of BENCH_PARK_ROWS records
+//   ingest      monitoring readings over HTTP against a bare multi-row insert of the same rows
 // The add baseline runs whenever add, history or park does.
 //
 // PostgreSQL: DATABASE_URL (an admin URL) when set, else a throw-away embedded server.
@@ -22,6 +23,7 @@ import { EmbeddedPostgresError } from './dev/embedded-postgres/index.ts'
 import { fail, failures, note, state } from './bench/common.ts'
 import { Databases } from './bench/database.ts'
 import { drainGroup } from './bench/drain.ts'
+import { ingestGroup } from './bench/ingest.ts'
 import { readGroups } from './bench/reads.ts'
 import { table, writeJson } from './bench/report.ts'
 import { settings, wants } from './bench/settings.ts'
@@ -43,6 +45,7 @@ try {
     if (wants('add') || wants('history') || wants('park')) await writeGroups(databases)
     if (wants('drain') && failures.length === 0) await drainGroup(databases)
     if ((wants('reads') || wants('park-reads')) && failures.length === 0) await readGroups(databases)
+    if (wants('ingest') && failures.length === 0) await ingestGroup(databases)
   } finally {
     await databases.close()
   }

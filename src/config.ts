@@ -38,6 +38,8 @@ export interface Config {
   corsOrigins: string[]
   /** Days record history is kept; undefined: forever. */
   historyRetentionDays: number | undefined
+  /** READINGS_RETENTION_DAYS: monitoring readings are kept this many days (at least 30). */
+  readingsRetentionDays: number
   /** Largest attachment, decoded, in bytes. */
   attachmentMaxBytes: number
   push: {
@@ -94,6 +96,7 @@ export const schema = {
     SYNC_PUSH_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 16, default: 3 },
     SYNC_PUSH_DEBOUNCE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
     HISTORY_RETENTION_DAYS: { type: 'integer', minimum: 1 },
+    READINGS_RETENTION_DAYS: { type: 'integer', minimum: 30, default: 90 },
     ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, maximum: 1024 * 1024 * 1024, default: 5 * 1024 * 1024 },
     SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
@@ -143,6 +146,7 @@ interface Environment {
   SYNC_PUSH_CONCURRENCY: number
   SYNC_PUSH_DEBOUNCE_MS: number
   HISTORY_RETENTION_DAYS?: number
+  READINGS_RETENTION_DAYS: number
   ATTACHMENT_MAX_BYTES: number
   SYNC_JOB_EXPIRE_SECONDS: number
   SYNC_SUPERVISE_SECONDS: number
@@ -227,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: raw.REDIS_URL,
     corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [],
     historyRetentionDays: raw.HISTORY_RETENTION_DAYS,
+    readingsRetentionDays: raw.READINGS_RETENTION_DAYS,
     attachmentMaxBytes: raw.ATTACHMENT_MAX_BYTES,
     push: pushSettings(raw),
   }

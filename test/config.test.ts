@@ -20,6 +20,7 @@ t.test('defaults', async (t) => {
     rateLimitMax: 1200,
     rateLimitLoginMax: 10,
     push: { probeMs: 500 },
+    readingsRetentionDays: 90,
   })
 })
 
@@ -37,6 +38,7 @@ t.test('bad values are refused, naming the variable', async (t) => {
     { SYNC_PARK_PROBE_MS: '600000' },
     { SYNC_RECONCILE_CRON: '61 3 * * *' },
     { SYNC_RECONCILE_CRON: 'a b c d e' },
+    { READINGS_RETENTION_DAYS: '29' },
   ]
   for (const env of cases) {
     const name = Object.keys(env)[0]

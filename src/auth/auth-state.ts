@@ -8,8 +8,8 @@ import type { Prisma } from '../store/database.ts'
 
 export const AUTH_CHANNEL = 'auth_changed'
 
-/** `enterprise`: the park edition's account of one enterprise (CONTRACT §10). */
-export const ROLES = ['admin', 'operator', 'viewer', 'enterprise'] as const
+/** `enterprise`: the park edition's account of one enterprise (CONTRACT §10); `collector`: a gateway sending readings (enterprise edition). */
+export const ROLES = ['admin', 'operator', 'viewer', 'enterprise', 'collector'] as const
 
 export interface UserState {
   /** The user's identifier, never reused: tokens name their user by it (`sub`). */

@@ -3,8 +3,10 @@
 // shared skeleton (shared.ts); an operation class of its own is constructed in `compose` and its
 // handlers listed in `handlers`.
 import type { Role } from '../auth/auth-service.ts'
-import { idempotentWrite } from '../http/handlers.ts'
+import { idempotentWrite, type Write } from '../http/handlers.ts'
+import { monitoringHandlers } from '../http/monitoring-handlers.ts'
 import { supervisionHandlers } from '../http/supervision-handlers.ts'
+import { liveMonitoring } from '../operations/monitoring-parts.ts'
 import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
@@ -19,14 +21,18 @@ export const enterpriseEdition: Edition = {
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
     const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false })
+    const monitoring = liveMonitoring(shared)
     return {
       push: push?.push,
       reconciler: push?.reconciler,
-      services: [supervision],
+      services: [supervision, monitoring.jobs],
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: false,
       addsHaveEntries: false,
-      handlers: (writes) => supervisionHandlers(supervision.operations, (operationId, run) => idempotentWrite(writes, operationId, run)),
+      handlers: ({ writes, history, attachments }) => {
+        const write = (operationId: string, run: Write) => idempotentWrite(writes, operationId, run)
+        return [...supervisionHandlers(supervision.operations, write), ...monitoringHandlers(monitoring.parts(history, attachments), write)]
+      },
     }
   },
 }

@@ -34,7 +34,7 @@ export const parkEdition: Edition = {
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: true,
       addsHaveEntries: true,
-      handlers: (writes) => [
+      handlers: ({ writes }) => [
         ...parkHandlers({ registry, park }),
         ...supervisionHandlers(supervision.operations, (operationId, run) => idempotentWrite(writes, operationId, run)),
       ],

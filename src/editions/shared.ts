@@ -78,6 +78,8 @@ export interface SharedParts {
   registry: ResourceRegistry
   format: InstantFormatter
   compiles: CompileOnFirstUse
+  /** Milliseconds since the epoch (tests inject their own to move time). */
+  clock: () => number
   /** What the document says of each operation: roles, x-action, x-edition, body. */
   policies: Map<string, OperationPolicy>
   log: FastifyBaseLogger
@@ -109,7 +111,14 @@ export interface EditionParts {
    * The handlers of the edition's own operation classes, beside those of the shared ones: an
    * operation class is constructed here and its handlers listed (http/park-handlers.ts is one).
    */
-  handlers(writes: WriteOptions): [string, Handler][]
+  handlers(context: HandlerContext): [string, Handler][]
+}
+
+/** What the skeleton's operations give an edition's own: writes (idempotency, the push's wake-up), history, attachments. */
+export interface HandlerContext {
+  writes: WriteOptions
+  history: HistoryStore
+  attachments: AttachmentOperations
 }
 
 export interface Edition {
@@ -119,7 +128,7 @@ export interface Edition {
   compose(shared: SharedParts): EditionParts
 }
 
-function sharedParts(options: Pick<SharedParts, 'config' | 'pool' | 'document' | 'compiles' | 'log'>): SharedParts {
+function sharedParts(options: Pick<SharedParts, 'config' | 'pool' | 'document' | 'compiles' | 'log' | 'clock'>): SharedParts {
   const { config, pool, document, log } = options
   const registry = new ResourceRegistry(document)
   const format = instantFormatter(config.timeZone)
@@ -142,7 +151,7 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
   await migrate(pool, edition.name)
   const compiles = new CompileOnFirstUse(createAjv())
   const app = createFastify(config, options.logger, compiles)
-  const shared = sharedParts({ config, pool, document, compiles, log: app.log })
+  const shared = sharedParts({ config, pool, document, compiles, log: app.log, clock: options.clock ?? Date.now })
   const { policies, background } = shared
   const authState = new AuthState(prisma, config.databaseUrl)
   const parts = edition.compose(shared)
@@ -268,7 +277,7 @@ function operationHandlers(
   const handlers = new Map([
     ...systemHandlers(system),
     ...resourceHandlers({ document, registry, resources, attachments, ...writes }),
-    ...parts.handlers(writes),
+    ...parts.handlers({ writes, history: options.history, attachments }),
   ])
   for (const [operationId, policy] of options.shared.policies) {
     const refusal = servedElsewhere(operationId, policy, options.edition)

@@ -131,10 +131,11 @@ export class SystemOperations {
     return success({ ...result, time: this.format(new Date(result.time)) })
   }
 
-  /** The `enterprise` role exists on the park edition only. */
+  /** `enterprise` accounts exist on the park edition only, `collector` ones (a gateway's) on the enterprise edition only. */
   private checkRole(role: Role): void {
     if (!this.grantableRoles.has(role)) {
-      throw new BusinessError(Code.badParameter, `role: ${role} accounts exist on the park edition only`)
+      const edition = role === 'collector' ? 'enterprise' : 'park'
+      throw new BusinessError(Code.badParameter, `role: ${role} accounts exist on the ${edition} edition only`)
     }
   }
 

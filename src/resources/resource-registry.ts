@@ -63,6 +63,9 @@ interface Entry {
   table: string
 }
 
+/** A table served like a resource: its key (and schema name), module and table. */
+export type ResourceEntry = Entry
+
 /** In parent-before-child order: the park push applies them in this order. */
 const ENTRIES: Entry[] = [
   { key: 'monitorEquip', module: 'hazard', table: 'monitor_equip' },
@@ -81,7 +84,7 @@ export class ResourceRegistry {
   private readonly byKey: Map<string, ResourceDef>
 
   constructor(document: OpenApiDocument) {
-    this.all = ENTRIES.map((entry) => describe(document, entry))
+    this.all = ENTRIES.map((entry) => describeResource(document, entry))
     this.byKey = new Map(this.all.map((resource) => [resource.key, resource]))
   }
 
@@ -92,7 +95,8 @@ export class ResourceRegistry {
   }
 }
 
-function describe(document: OpenApiDocument, entry: Entry): ResourceDef {
+/** A resource as the document's schema of it declares it (also for tables served like resources, not in the registry). */
+export function describeResource(document: OpenApiDocument, entry: ResourceEntry): ResourceDef {
   const schemaName = entry.key[0].toUpperCase() + entry.key.slice(1)
   const schema = document.components?.schemas?.[schemaName]
   if (!schema) throw new Error(`openapi.yaml has no components.schemas.${schemaName}`)

@@ -104,7 +104,7 @@ export class ResourceStore {
 
   constructor(options: {
     pool: pg.Pool
-    registry: ResourceRegistry
+    registry: Pick<ResourceRegistry, 'all'>
     companyCode: string
     format: InstantFormatter
     countsByEnterprise?: boolean

@@ -24,7 +24,8 @@ async function ok(path: string, body?: unknown, callToken = token) {
 t.test('the document lists every resource operation for each resource of the registry, and the system ones', async (t) => {
   const operations = listOperations(document)
   const resourceOperations = operations.filter((operation) => operation.spec['x-resource'] !== undefined)
-  const system = operations.filter((operation) => operation.spec['x-resource'] === undefined)
+  const system = operations.filter((operation) => operation.spec['x-resource'] === undefined && operation.path.startsWith('/system/'))
+  const ofTheirOwn = operations.filter((operation) => operation.spec['x-resource'] === undefined && !operation.path.startsWith('/system/'))
   const actions = [...new Set(resourceOperations.map((operation) => operation.spec['x-action']))].sort()
   t.ok(actions.length > 0 && system.length > 0)
   t.same(
@@ -38,15 +39,16 @@ t.test('the document lists every resource operation for each resource of the reg
     for (const operation of own)
       t.ok(operation.path.startsWith(`${RESOURCE_PATHS[resource.key]}/`), `${operation.path} is under its resource`)
   }
-  // Operations of one resource alone (troubleshootTask/periods): under that resource's path.
-  const ofOne = system.filter((operation) => !operation.path.startsWith('/system/'))
-  for (const operation of ofOne) {
+  // Operations of their own outside /system/: live monitoring's, and those of one resource alone
+  // (troubleshootTask/periods, under that resource's path).
+  for (const operation of ofTheirOwn) {
     t.ok(
-      Object.values(RESOURCE_PATHS).some((path) => operation.path.startsWith(`${path}/`)),
-      `${operation.path} is under its resource`,
+      /^\/hazard\/monitor(Data|Alarm|Equip)\//.test(operation.path) ||
+        Object.values(RESOURCE_PATHS).some((path) => operation.path.startsWith(`${path}/`)),
+      `${operation.path} is a live monitoring operation or under its resource`,
     )
   }
-  t.equal(operations.length, RESOURCES.length * actions.length + system.length)
+  t.equal(operations.length, RESOURCES.length * actions.length + system.length + ofTheirOwn.length)
 })
 
 t.test('every resource operation', async (t) => {
@@ -139,6 +141,38 @@ t.test('supervision operations', async (t) => {
   t.equal((await ok('/system/calendar/get', { year: 2026 })).default, false)
   t.equal((await ok('/prevent/troubleshootTask/periods', { from: '2026-01-01', to: '2026-01-31' })).total, 0)
   t.equal((await ok('/system/indicators', { from: '2026-01-01', to: '2026-01-31' })).list.length, 1)
+})
+
+t.test('every live monitoring operation', async (t) => {
+  await ok('/hazard/monitorEquip/add', record('monitorEquip', 'MON-1', { oneLevelHigh: '1.6' }))
+  const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString()
+  const sent = await ok('/hazard/monitorData/add-batch', { list: [{ monitorEquipId: 'MON-1', time, value: '1.7' }] })
+  t.same(sent, { accepted: 1, duplicates: 0, failed: [] })
+  const window = { from: new Date(Date.now() - 3600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }
+  t.equal((await ok('/hazard/monitorData/list', { monitorEquipId: 'MON-1', ...window })).list.length, 1)
+  t.equal((await ok('/hazard/monitorData/aggregate', { monitorEquipIds: ['MON-1'], ...window, bucket: '1h' })).list.length, 1)
+  const [board] = (await ok('/hazard/monitorData/latest', { monitorEquipIds: ['MON-1'] })).list
+  t.equal(board.alarms[0].kind, 'high')
+  const alarm = board.alarms[0].id
+  t.equal((await ok('/hazard/monitorAlarm/list', {})).total, 1)
+  t.equal((await ok('/hazard/monitorAlarm/search', { conditions: [{ field: 'kind', op: 'eq', value: 'high' }] })).total, 1)
+  t.equal((await ok('/hazard/monitorAlarm/getById', { id: alarm })).id, alarm)
+  await ok('/hazard/monitorAlarm/acknowledge', { id: alarm })
+  await ok('/hazard/monitorAlarm/dispose', { id: alarm, cause: '3', measures: 'calibrated' })
+  t.equal((await ok('/hazard/monitorAlarm/history', { id: alarm })).total, 3)
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  await ok('/hazard/monitorAlarm/attachment/add', {
+    id: 'ALM-A',
+    recordId: alarm,
+    fileName: 'scene.png',
+    contentType: 'image/png',
+    content: png,
+  })
+  t.equal((await ok('/hazard/monitorAlarm/attachment/list', { recordId: alarm })).total, 1)
+  t.equal((await ok('/hazard/monitorAlarm/attachment/get', { id: 'ALM-A' })).content, png)
+  await ok('/hazard/monitorAlarm/attachment/delete', { id: 'ALM-A' })
+  await ok('/hazard/monitorEquip/shelve', { id: 'MON-1', until: new Date(Date.now() + 3600_000).toISOString(), reason: 'maintenance' })
+  await ok('/hazard/monitorEquip/unshelve', { id: 'MON-1' })
 })
 
 t.test('no operation was left uncalled', async (t) => {

@@ -80,7 +80,7 @@ export interface TestService {
   ): Promise<Reply<T>>
   login(userName?: string, password?: string): Promise<string>
   /** Creates a user with the given role and returns its access token. */
-  userToken(role: 'admin' | 'operator' | 'viewer', userName?: string): Promise<string>
+  userToken(role: 'admin' | 'operator' | 'viewer' | 'collector', userName?: string): Promise<string>
 }
 
 export async function startService(

@@ -17,7 +17,9 @@ t.test('add stores every field and reads return it with the server-kept fields',
   const read = await call('getById', { id: 'ME-1' })
   t.equal(read.body.code, 0)
   const { companyCode, createTime, updateTime, createBy, updateBy, sync_status, sync_time, sync_error, ...fields } = read.body.data
-  t.same(fields, { ...sent, checkTime: '2026-11-21T13:02:35+08:00' }, 'instants come back in +08:00')
+  // The optional alarm settings not sent read back null (their documented defaults apply).
+  const unset = { alarmDeadband: null, alarmDelaySeconds: null, offlineAfterSeconds: null, frozenAfterSeconds: null }
+  t.same(fields, { ...sent, ...unset, checkTime: '2026-11-21T13:02:35+08:00' }, 'instants come back in +08:00')
   t.equal(companyCode, '000000000')
   t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, "the spec's wire form, to the second")
   t.equal(createTime, updateTime)

@@ -1,0 +1,106 @@
+// The background work of live monitoring, on the process's pg-boss (store/background.ts):
+// - the offline sweep: raises `offline` for the points whose deadline has come. A timer of each
+//   instance asks for a sweep every few seconds (a cron runs at most once a minute; the alarm is due
+//   within 15 s of its deadline), and a cron each minute asks too, should no instance's timer run.
+//   The queue holds one waiting job at most, so instances sharing the database sweep in turn, and
+//   rows are taken SKIP LOCKED. The timer does not keep an idle process alive.
+// - the readings' partitions: the next days' made ahead and those past READINGS_RETENTION_DAYS
+//   dropped, hourly and at start.
+import type { FastifyBaseLogger } from 'fastify'
+import { checkOffline, offlineDeadline } from '../domain/monitoring/alarm-evaluation.ts'
+import type { Background } from '../store/background.ts'
+import { inTransaction } from '../store/database.ts'
+import { type PointUpdate, readingSecond, type ReadingStore } from '../store/reading-store.ts'
+import type pg from 'pg'
+import { type ReadingIngest, settingsOf, stateOf } from './reading-ingest.ts'
+
+export const OFFLINE_QUEUE = 'monitoring-offline'
+export const PARTITIONS_QUEUE = 'monitoring-partitions'
+/** Seconds between two sweeps. */
+const SWEEP_EVERY_SECONDS = 5
+/** Points taken per transaction of a sweep. */
+const SWEEP_PAGE = 500
+const DAY_MS = 86_400_000
+
+export class MonitoringJobs {
+  private readonly pool: pg.Pool
+  private readonly background: Background
+  private readonly readings: ReadingStore
+  private readonly ingest: ReadingIngest
+  private readonly retentionDays: number
+  private readonly clock: () => number
+  private readonly log: FastifyBaseLogger
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(options: {
+    pool: pg.Pool
+    background: Background
+    readings: ReadingStore
+    ingest: ReadingIngest
+    retentionDays: number
+    clock: () => number
+    log: FastifyBaseLogger
+  }) {
+    this.pool = options.pool
+    this.background = options.background
+    this.readings = options.readings
+    this.ingest = options.ingest
+    this.retentionDays = options.retentionDays
+    this.clock = options.clock
+    this.log = options.log
+  }
+
+  async start(): Promise<void> {
+    const { background } = this
+    // Today's partition exists before the first reading is taken.
+    await this.maintainPartitions()
+    await background.queue(PARTITIONS_QUEUE, { policy: 'stately', cron: '7 * * * *' }, async () => void (await this.maintainPartitions()))
+    await background.queue(OFFLINE_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => void (await this.sweepOffline()))
+    const ask = () => void background.boss.send(OFFLINE_QUEUE, {}).catch((error: unknown) => this.log.warn({ err: error }, 'offline sweep'))
+    ask()
+    this.timer = setInterval(ask, SWEEP_EVERY_SECONDS * 1000).unref()
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    await this.background.release(OFFLINE_QUEUE)
+    await this.background.release(PARTITIONS_QUEUE)
+  }
+
+  /** Raises `offline` where due by the clock; answers how many were raised. */
+  async sweepOffline(): Promise<number> {
+    const now = this.clock()
+    let raised = 0
+    for (;;) {
+      const taken = await inTransaction(this.pool, async (db) => {
+        const points = await this.readings.lockDueOffline(db, new Date(now), SWEEP_PAGE)
+        const updates: PointUpdate[] = []
+        for (const point of points) {
+          const settings = settingsOf(point.settings)
+          const outcome = checkOffline(stateOf(point), settings, now)
+          await this.ingest.apply(db, point, outcome.changes)
+          raised += outcome.changes.length
+          const deadline = offlineDeadline(outcome.state, settings)
+          updates.push({
+            point: point.point,
+            state: outcome.state,
+            offlineDue: deadline === null ? null : new Date(deadline),
+            newest: undefined,
+          })
+        }
+        await this.readings.updatePoints(db, updates)
+        return points.length
+      })
+      if (taken < SWEEP_PAGE) return raised
+    }
+  }
+
+  /** Makes the partitions from yesterday to two days ahead, and drops those past the retention. */
+  async maintainPartitions(): Promise<string[]> {
+    const now = this.clock()
+    await this.readings.ensurePartitions([-1, 0, 1, 2].map((days) => readingSecond(now + days * DAY_MS)))
+    const dropped = await this.readings.dropBefore(readingSecond(now - this.retentionDays * DAY_MS))
+    if (dropped.length > 0) this.log.info({ dropped, days: this.retentionDays }, 'readings past their retention dropped')
+    return dropped
+  }
+}

@@ -1,0 +1,240 @@
+// hazard/monitorData/add-batch: readings checked one by one (a bad one fails alone), stored in one
+// multi-row insert, and judged per point in reading-time order into alarm changes, all in one
+// transaction with the points' evaluation state: a restart judges the next reading as if nothing
+// had happened. The offline sweep (monitoring-jobs.ts) raises `offline` through the same path.
+import type { OpenApiDocument } from '../contract/openapi-document.ts'
+import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
+import { instantSeconds } from '../contract/storable.ts'
+import { describeErrors, type Validator } from '../contract/validation.ts'
+import {
+  type AlarmChange,
+  initialState,
+  judgeReading,
+  offlineDeadline,
+  type PointSettings,
+  type PointState,
+} from '../domain/monitoring/alarm-evaluation.ts'
+import { BusinessError, Code } from '../errors.ts'
+import type { AlarmStore } from '../store/alarm-store.ts'
+import { inTransaction, type Queryable } from '../store/database.ts'
+import type pg from 'pg'
+import {
+  type EquipmentSettings,
+  type LockedPoint,
+  type PointUpdate,
+  readingMilliseconds,
+  readingSecond,
+  type ReadingStore,
+  type StoredReading,
+} from '../store/reading-store.ts'
+import type { WriteContext } from '../store/resource-store.ts'
+
+export const READING_BATCH_LIMIT = 5000
+/** The document's identifier (Id). */
+const ID = /^[\x21-\x7E]{1,64}$/
+/** A reading may be this far ahead of the server's clock (a gateway's clock drifts). */
+const AHEAD_LIMIT_MS = 5 * 60_000
+
+export interface ReadingFailure {
+  index: number
+  monitorEquipId: string | null
+  code: number
+  reason: string
+}
+
+export interface ReadingBatchResult {
+  accepted: number
+  duplicates: number
+  failed: ReadingFailure[]
+}
+
+interface CheckedReading {
+  index: number
+  monitorEquipId: string
+  time: number
+  value: string
+  quality: 0 | 1
+}
+
+/** The equipment's settings with their documented defaults. */
+export function settingsOf(stored: EquipmentSettings): PointSettings {
+  return {
+    ...stored,
+    alarmDeadband: stored.alarmDeadband ?? '0',
+    alarmDelaySeconds: stored.alarmDelaySeconds ?? 0,
+    offlineAfterSeconds: stored.offlineAfterSeconds ?? 300,
+    frozenAfterSeconds: stored.frozenAfterSeconds ?? 0,
+  }
+}
+
+/** A point's stored state ({} before its first reading) as evaluation knows it. */
+export function stateOf(point: LockedPoint): PointState {
+  const stored = point.state as Partial<PointState> | null
+  return stored && 'open' in stored ? (stored as PointState) : initialState()
+}
+
+/** Runs `work` in the caller's transaction (an Idempotency-Key's), or in one of its own. */
+export function inWriteTransaction<T>(pool: pg.Pool, context: WriteContext, work: (db: Queryable) => Promise<T>): Promise<T> {
+  return context.db ? work(context.db) : inTransaction(pool, work)
+}
+
+export class ReadingIngest {
+  private readonly pool: pg.Pool
+  private readonly readings: ReadingStore
+  private readonly alarms: AlarmStore
+  private readonly validate: Validator
+  private readonly retentionDays: number
+  private readonly clock: () => number
+
+  constructor(options: {
+    pool: pg.Pool
+    readings: ReadingStore
+    alarms: AlarmStore
+    compiles: CompileOnFirstUse
+    document: OpenApiDocument
+    retentionDays: number
+    clock: () => number
+  }) {
+    this.pool = options.pool
+    this.readings = options.readings
+    this.alarms = options.alarms
+    this.retentionDays = options.retentionDays
+    this.clock = options.clock
+    const { document } = options
+    this.validate = options.compiles.validator({ ...document.components.schemas.MonitorReading, components: document.components })
+  }
+
+  async addBatch(list: unknown[], context: WriteContext): Promise<ReadingBatchResult> {
+    if (list.length === 0 || list.length > READING_BATCH_LIMIT) {
+      throw new BusinessError(Code.batchSize, `list must hold 1 to ${READING_BATCH_LIMIT} readings, got ${list.length}`)
+    }
+    const now = this.clock()
+    const failed: ReadingFailure[] = []
+    const checked: CheckedReading[] = []
+    list.forEach((item, index) => {
+      const problem = this.problemOf(item, now)
+      // Echoed only when it is an identifier: the answer never carries text that is not one.
+      const monitorEquipId =
+        isObject(item) && typeof item.monitorEquipId === 'string' && ID.test(item.monitorEquipId) ? item.monitorEquipId : null
+      if (problem !== undefined || monitorEquipId === null || !isObject(item)) {
+        failed.push({ index, monitorEquipId, code: Code.badParameter, reason: problem ?? 'monitorEquipId: required' })
+        return
+      }
+      const seconds = instantSeconds(String(item.time)) ?? Number.NaN
+      const quality = item.quality === 1 ? 1 : 0
+      checked.push({ index, monitorEquipId, time: readingSecond(Math.floor(seconds) * 1000), value: String(item.value), quality })
+    })
+    await this.readings.ensurePartitions(checked.map((reading) => reading.time))
+    const duplicates = await inWriteTransaction(this.pool, context, (db) => this.store(db, checked, failed, now))
+    failed.sort((a, b) => a.index - b.index)
+    return { accepted: list.length - failed.length - duplicates, duplicates, failed }
+  }
+
+  /** Why a reading is refused alone (1002), or undefined. */
+  private problemOf(item: unknown, now: number): string | undefined {
+    if (!this.validate(item)) return describeErrors(this.validate.errors)
+    const seconds = instantSeconds(String((item as Record<string, unknown>).time))
+    if (seconds === undefined) return 'time: must be a valid ISO 8601 instant with offset'
+    if (seconds * 1000 > now + AHEAD_LIMIT_MS) return "time: more than 5 minutes ahead of the server's clock"
+    if (seconds * 1000 < now - this.retentionDays * 86_400_000) {
+      return `time: older than the readings' retention (${this.retentionDays} days)`
+    }
+    return undefined
+  }
+
+  /** Stores the checked readings and judges those stored; answers how many were duplicates. */
+  private async store(db: Queryable, checked: CheckedReading[], failed: ReadingFailure[], now: number): Promise<number> {
+    const points = new Map(
+      (
+        await this.readings.lockPoints(
+          db,
+          checked.map((reading) => reading.monitorEquipId),
+          new Date(now),
+        )
+      ).map((p) => [p.monitorEquipId, p]),
+    )
+    const rows: (StoredReading & { index: number })[] = []
+    const seen = new Set<string>()
+    let duplicates = 0
+    for (const reading of checked) {
+      const point = points.get(reading.monitorEquipId)
+      if (!point) {
+        const reason = `monitorEquipId: no live monitoring equipment ${reading.monitorEquipId}`
+        failed.push({ index: reading.index, monitorEquipId: reading.monitorEquipId, code: Code.missingReference, reason })
+        continue
+      }
+      const key = `${point.point}:${reading.time}`
+      if (seen.has(key)) {
+        duplicates++
+        continue
+      }
+      seen.add(key)
+      rows.push({ index: reading.index, point: point.point, time: reading.time, value: reading.value, quality: reading.quality })
+    }
+    const stored = await this.readings.insert(db, rows)
+    const accepted = rows.filter((row) => stored.has(`${row.point}:${row.time}`))
+    duplicates += rows.length - accepted.length
+    const byPoint = new Map<number, (StoredReading & { index: number })[]>()
+    for (const row of accepted) {
+      const own = byPoint.get(row.point)
+      if (own) own.push(row)
+      else byPoint.set(row.point, [row])
+    }
+    const updates: PointUpdate[] = []
+    for (const point of points.values()) {
+      const own = byPoint.get(point.point)?.sort((a, b) => a.time - b.time || a.index - b.index)
+      if (own) updates.push(await this.judge(db, point, own, now))
+    }
+    await this.readings.updatePoints(db, updates)
+    return duplicates
+  }
+
+  /** Judges a point's stored readings in time order; its new state. */
+  private async judge(db: Queryable, point: LockedPoint, readings: StoredReading[], now: number): Promise<PointUpdate> {
+    const settings = settingsOf(point.settings)
+    let state = stateOf(point)
+    for (const reading of readings) {
+      const outcome = judgeReading(
+        state,
+        settings,
+        { time: readingMilliseconds(reading.time), value: reading.value, quality: reading.quality },
+        now,
+      )
+      state = outcome.state
+      await this.apply(db, point, outcome.changes)
+    }
+    const newest = readings[readings.length - 1]
+    const deadline = offlineDeadline(state, settings)
+    return {
+      point: point.point,
+      state,
+      offlineDue: deadline === null ? null : new Date(deadline),
+      newest: point.newestTime === null || newest.time > point.newestTime ? newest : undefined,
+    }
+  }
+
+  /** Writes evaluation's alarm changes of a point. */
+  async apply(db: Queryable, point: LockedPoint, changes: AlarmChange[]): Promise<void> {
+    for (const change of changes) {
+      const { alarm } = change
+      if (change.type === 'raise') {
+        await this.alarms.raise(db, {
+          ...alarm,
+          startTime: new Date(alarm.startTime),
+          monitorEquipId: point.monitorEquipId,
+          monitorCode: point.monitorCode,
+          monitorName: point.monitorName,
+          shelved: point.shelved,
+        })
+      } else if (change.type === 'update') {
+        await this.alarms.change(db, point.monitorEquipId, alarm.kind, change.changes)
+      } else {
+        await this.alarms.clear(db, point.monitorEquipId, alarm.kind, new Date(change.endTime), change.endValue)
+      }
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

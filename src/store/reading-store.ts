@@ -1,0 +1,219 @@
+// Readings of the monitoring points (migration 120): the daily partitions of monitor_reading, made
+// ahead and dropped past the retention; the ingest of a batch (one multi-row insert of unnest
+// arrays, duplicates left out by the primary key); the points' evaluation state, locked and written
+// in the ingest's transaction; and the reads of readings. Times are seconds since 2000-01-01 UTC.
+import type pg from 'pg'
+import type { Queryable } from './database.ts'
+
+/** 2000-01-01T00:00:00Z in Unix seconds: readings count their time from it. */
+export const READING_EPOCH = 946_684_800
+const DAY = 86_400
+
+export const readingSecond = (milliseconds: number): number => Math.floor(milliseconds / 1000) - READING_EPOCH
+export const readingMilliseconds = (second: number): number => (second + READING_EPOCH) * 1000
+
+/** A reading to store: its point and time (reading seconds), the value as sent. */
+export interface StoredReading {
+  point: number
+  time: number
+  value: string
+  quality: 0 | 1
+}
+
+/** The equipment fields evaluation reads, as stored (null: the documented default). */
+export interface EquipmentSettings {
+  oneLevelHigh: string
+  twoLevelHigh: string
+  oneLevelLow: string
+  twoLevelLow: string
+  rangeMin: string
+  rangeMax: string
+  alarmDeadband: string | null
+  alarmDelaySeconds: number | null
+  offlineAfterSeconds: number | null
+  frozenAfterSeconds: number | null
+}
+
+/** A live point, locked for the transaction, with its equipment as it is now. */
+export interface LockedPoint {
+  point: number
+  monitorEquipId: string
+  monitorCode: string
+  monitorName: string
+  /** What evaluation stored last ({} before the first reading). */
+  state: unknown
+  newestTime: number | null
+  shelved: boolean
+  settings: EquipmentSettings
+}
+
+export interface PointUpdate {
+  point: number
+  state: unknown
+  offlineDue: Date | null
+  newest: { time: number; value: string; quality: 0 | 1 } | undefined
+}
+
+const SETTING_COLUMNS = [
+  'oneLevelHigh',
+  'twoLevelHigh',
+  'oneLevelLow',
+  'twoLevelLow',
+  'rangeMin',
+  'rangeMax',
+  'alarmDeadband',
+  'alarmDelaySeconds',
+  'offlineAfterSeconds',
+  'frozenAfterSeconds',
+] as const
+
+const LOCK_POINTS =
+  `SELECT p.point, p."monitorEquipId", p.state, p."newestTime", ` +
+  `coalesce(p."shelvedUntil" > $2, false) AS shelved, e."monitorCode", e."monitorName", ` +
+  SETTING_COLUMNS.map((column) => `e."${column}"`).join(', ') +
+  ` FROM monitor_point p JOIN monitor_equip e ON e.id = p."monitorEquipId" AND e.live ` +
+  `WHERE p."monitorEquipId" = ANY($1::text[]) ORDER BY p.point FOR UPDATE OF p`
+
+function lockedPoint(row: Record<string, unknown>): LockedPoint {
+  const settings = Object.fromEntries(SETTING_COLUMNS.map((column) => [column, row[column]])) as unknown as EquipmentSettings
+  return {
+    point: Number(row.point),
+    monitorEquipId: String(row.monitorEquipId),
+    monitorCode: String(row.monitorCode),
+    monitorName: String(row.monitorName),
+    state: row.state,
+    newestTime: row.newestTime === null ? null : Number(row.newestTime),
+    shelved: row.shelved === true,
+    settings,
+  }
+}
+
+/** numeric gives back every decimal as sent but a negative zero, which `sent` keeps. */
+const numericLoses = (value: string): boolean => /^-0(\.0+)?$/.test(value)
+
+export class ReadingStore {
+  private readonly pool: pg.Pool
+  /** UTC days whose partition is known to exist. */
+  private readonly partitions = new Set<number>()
+
+  constructor(options: { pool: pg.Pool }) {
+    this.pool = options.pool
+  }
+
+  /** Makes the daily partitions holding these reading seconds, unless they exist. */
+  async ensurePartitions(seconds: Iterable<number>): Promise<void> {
+    const days = new Set<number>()
+    for (const second of seconds) days.add(Math.floor(second / DAY))
+    for (const day of days) {
+      if (this.partitions.has(day)) continue
+      const from = day * DAY
+      const sql = `CREATE TABLE IF NOT EXISTS ${partitionName(day)} PARTITION OF monitor_reading FOR VALUES FROM (${from}) TO (${from + DAY})`
+      await this.pool.query(sql).catch((error: unknown) => {
+        // Two instances making the same partition at once: the other one made it.
+        if (!/already exists/i.test(String((error as Error).message))) throw error
+      })
+      this.partitions.add(day)
+    }
+  }
+
+  /** Drops the partitions whose every reading is older than `before` (reading seconds); their names. */
+  async dropBefore(before: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid ` +
+        `WHERE i.inhparent = 'monitor_reading'::regclass ORDER BY 1`,
+    )
+    const dropped: string[] = []
+    for (const { name } of rows) {
+      const day = dayOfPartition(name)
+      if (day === undefined || (day + 1) * DAY > before) continue
+      await this.pool.query(`DROP TABLE IF EXISTS ${name}`)
+      this.partitions.delete(day)
+      dropped.push(name)
+    }
+    return dropped
+  }
+
+  /** The live points of these equipment ids (made on their first reading), locked in point order. */
+  async lockPoints(db: Queryable, equipmentIds: string[], now: Date): Promise<LockedPoint[]> {
+    const ids = [...new Set(equipmentIds)].sort()
+    await db.query(
+      `INSERT INTO monitor_point ("monitorEquipId", state) SELECT id, '{}' FROM monitor_equip ` +
+        `WHERE id = ANY($1::text[]) AND live ORDER BY id ON CONFLICT ("monitorEquipId") DO NOTHING`,
+      [ids],
+    )
+    const { rows } = await db.query(LOCK_POINTS, [ids, now])
+    return rows.map(lockedPoint)
+  }
+
+  /** Inserts the readings; answers those stored (not duplicates) as "point:time" keys. */
+  async insert(db: Queryable, readings: StoredReading[]): Promise<Set<string>> {
+    if (readings.length === 0) return new Set()
+    const { rows } = await db.query<{ point: number; time: number }>(
+      `INSERT INTO monitor_reading (time, point, fault, value, sent) ` +
+        `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time`,
+      [
+        readings.map((reading) => reading.time),
+        readings.map((reading) => reading.point),
+        readings.map((reading) => reading.quality === 1),
+        readings.map((reading) => reading.value),
+        readings.map((reading) => (numericLoses(reading.value) ? reading.value : null)),
+      ],
+    )
+    return new Set(rows.map((row) => `${row.point}:${row.time}`))
+  }
+
+  /** Writes the points' state after their readings were judged. */
+  async updatePoints(db: Queryable, updates: PointUpdate[]): Promise<void> {
+    if (updates.length === 0) return
+    await db.query(
+      `UPDATE monitor_point p SET state = u.state, "offlineDue" = u.due, ` +
+        `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
+        `"newestQuality" = coalesce(u.quality, p."newestQuality") ` +
+        `FROM unnest($1::int[], $2::jsonb[], $3::timestamptz[], $4::int[], $5::text[], $6::smallint[]) AS u(point, state, due, time, value, quality) ` +
+        `WHERE p.point = u.point`,
+      [
+        updates.map((update) => update.point),
+        updates.map((update) => JSON.stringify(update.state)),
+        updates.map((update) => update.offlineDue),
+        updates.map((update) => update.newest?.time ?? null),
+        updates.map((update) => update.newest?.value ?? null),
+        updates.map((update) => update.newest?.quality ?? null),
+      ],
+    )
+  }
+
+  /** The points whose offline deadline has come at `now`, locked (skipping those an ingest holds). */
+  async lockDueOffline(db: Queryable, now: Date, limit: number): Promise<LockedPoint[]> {
+    const { rows } = await db.query(
+      LOCK_POINTS.replace(
+        `WHERE p."monitorEquipId" = ANY($1::text[]) ORDER BY p.point FOR UPDATE OF p`,
+        `WHERE p."offlineDue" <= $2 ORDER BY p.point LIMIT $1 FOR UPDATE OF p SKIP LOCKED`,
+      ),
+      [limit, now],
+    )
+    return rows.map(lockedPoint)
+  }
+}
+
+function partitionName(day: number): string {
+  const date = new Date(readingMilliseconds(day * DAY)).toISOString().slice(0, 10).replaceAll('-', '')
+  return `monitor_reading_${date}`
+}
+
+function dayOfPartition(name: string): number | undefined {
+  const match = /^monitor_reading_(\d{4})(\d{2})(\d{2})$/.exec(name)
+  if (!match) return undefined
+  return readingSecond(Date.parse(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`)) / DAY
+}
+
+/** Shelving of a point (the point made if it has no reading yet); false when the equipment is not live. */
+export async function shelvePoint(db: Queryable, monitorEquipId: string, until: Date | null, reason: string | null): Promise<boolean> {
+  const { rows } = await db.query(
+    `INSERT INTO monitor_point ("monitorEquipId", state, "shelvedUntil", "shelveReason") ` +
+      `SELECT id, '{}', $2, $3 FROM monitor_equip WHERE id = $1 AND live ` +
+      `ON CONFLICT ("monitorEquipId") DO UPDATE SET "shelvedUntil" = excluded."shelvedUntil", "shelveReason" = excluded."shelveReason" ` +
+      `RETURNING point`,
+    [monitorEquipId, until, reason],
+  )
+  return rows.length > 0
+}

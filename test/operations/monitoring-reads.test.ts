@@ -1,0 +1,110 @@
+// Reads of readings: one point's readings in keyset pages, aggregates by bucket aligned to the
+// configured zone (decimal strings as sent, avg rounded half away from zero), and the live board.
+import t from 'tap'
+import { record } from '../helpers/fixtures.ts'
+import { startService } from '../helpers/service.ts'
+
+const service = await startService(t)
+const token = await service.login()
+const call = async (path: string, body: unknown) => (await service.call(path, body, { token })).body
+const must = async (path: string, body: unknown) => {
+  const answer = await call(path, body)
+  if (answer.code !== 0) throw new Error(`${path} answered ${answer.code}: ${answer.msg}`)
+  return answer.data
+}
+// Yesterday's midnight in +08:00 (the default zone), as UTC milliseconds.
+const local = new Date(Date.now() + 8 * 3600_000)
+const midnight = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() - 1) - 8 * 3600_000
+const at = (seconds: number) => new Date(midnight + seconds * 1000).toISOString()
+const send = (id: string, readings: [number, string][]) =>
+  must('/hazard/monitorData/add-batch', { list: readings.map(([seconds, value]) => ({ monitorEquipId: id, time: at(seconds), value })) })
+
+await must('/hazard/monitorEquip/add', record('monitorEquip', 'R-1'))
+await must('/hazard/monitorEquip/add', record('monitorEquip', 'R-2'))
+
+t.test('list: from <= time < to, ascending, in keyset pages until next is null', async (t) => {
+  await send('R-1', [
+    [4, '4'],
+    [1, '1'],
+    [3, '3'],
+    [2, '2'],
+    [5, '5'],
+    [6, '6'],
+  ])
+  const seen: string[] = []
+  let after: string | undefined
+  let pages = 0
+  do {
+    const page = await must('/hazard/monitorData/list', {
+      monitorEquipId: 'R-1',
+      from: at(1),
+      to: at(6),
+      pageSize: 2,
+      ...(after ? { after } : {}),
+    })
+    seen.push(...page.list.map((item: any) => item.value))
+    after = page.next ?? undefined
+    pages++
+  } while (after)
+  t.same(seen, ['1', '2', '3', '4', '5'])
+  t.equal(pages, 3)
+  const first = (await must('/hazard/monitorData/list', { monitorEquipId: 'R-1', from: at(0), to: at(2) })).list[0]
+  t.same(first, {
+    monitorEquipId: 'R-1',
+    time: new Date(midnight + 1000 + 8 * 3600_000).toISOString().replace('.000Z', '+08:00'),
+    value: '1',
+    quality: 0,
+  })
+  t.equal((await call('/hazard/monitorData/list', { monitorEquipId: 'R-1', from: at(0), to: at(9), after: 'bm90IGEgY3Vyc29y' })).code, 1002)
+  t.equal((await call('/hazard/monitorData/list', { monitorEquipId: 'R-1', from: at(0), to: at(9), pageSize: 5001 })).code, 1002)
+})
+
+t.test('aggregate: a 1d bucket is a local day; min, max, last as sent (earliest spelling); avg to 6 decimals', async (t) => {
+  await send('R-2', [
+    [-30, '7'],
+    [30, '2.0'],
+    [40, '2'],
+    [50, '1.50'],
+    [3600, '1.0000005'],
+  ])
+  const data = await must('/hazard/monitorData/aggregate', {
+    monitorEquipIds: ['R-2', 'R-404'],
+    from: at(-86_400),
+    to: at(86_400),
+    bucket: '1d',
+  })
+  const day = (offsetDays: number) => new Date(midnight + offsetDays * 86_400_000 + 8 * 3600_000).toISOString().replace('.000Z', '+08:00')
+  t.same(data.list, [
+    {
+      monitorEquipId: 'R-2',
+      buckets: [
+        { time: day(-1), min: '7', max: '7', avg: '7', last: '7', count: 1 },
+        { time: day(0), min: '1.0000005', max: '2.0', avg: '1.625', last: '1.0000005', count: 4 },
+      ],
+    },
+    { monitorEquipId: 'R-404', buckets: [] },
+  ])
+  const hourly = await must('/hazard/monitorData/aggregate', { monitorEquipIds: ['R-2'], from: at(3600), to: at(7200), bucket: '1h' })
+  t.same(
+    hourly.list[0].buckets.map((bucket: any) => bucket.avg),
+    ['1.000001'],
+    'half away from zero',
+  )
+  const tens = await must('/hazard/monitorData/aggregate', { monitorEquipIds: ['R-2'], from: at(0), to: at(600), bucket: '10m' })
+  t.same(tens.list[0].buckets, [{ time: day(0), min: '1.50', max: '2.0', avg: '1.833333', last: '1.50', count: 3 }])
+})
+
+t.test('latest: each live point with its newest reading by time, or nulls before the first', async (t) => {
+  await must('/hazard/monitorEquip/add', record('monitorEquip', 'R-3'))
+  const data = await must('/hazard/monitorData/latest', { monitorEquipIds: ['R-1', 'R-3', 'R-404'] })
+  t.equal(data.total, 2)
+  t.same(
+    data.list.map((item: any) => [item.monitorEquipId, item.value, item.quality]),
+    [
+      ['R-1', '6', 0],
+      ['R-3', null, null],
+    ],
+  )
+  t.equal((await must('/hazard/monitorData/latest', {})).total, 3, 'every live point without ids')
+})
+t.end()
