@@ -2,7 +2,7 @@
 // throw a BusinessError(code, message); the error handler (http/plugins/envelope.ts) turns it, and
 // every other error, Fastify's own included, into the response envelope.
 
-/** Business codes of CONTRACT §2, listed once. */
+/** Business codes, listed once (the document's table of codes). */
 export const Code = {
   ok: 0,
   malformed: 1000,
@@ -28,7 +28,7 @@ export const Code = {
 
 export type BusinessCode = (typeof Code)[keyof typeof Code]
 
-/** HTTP status of each code: business failures are 200, the rest as CONTRACT §2. */
+/** HTTP status of each code: business failures are 200, the rest as the document's table of codes says. */
 const httpStatus: Partial<Record<BusinessCode, number>> = {
   [Code.malformed]: 400,
   [Code.noSuchPath]: 404,
@@ -53,7 +53,7 @@ export class BusinessError extends Error {
   }
 }
 
-/** 1002 naming `companyCode`: on the park several enterprises hold `what` (CONTRACT §10) and the caller named none. */
+/** 1002 naming `companyCode`: on the park several enterprises hold `what` and the caller named none. */
 export function severalEnterprises(what: string): BusinessError {
   return new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${what}; name the companyCode`)
 }

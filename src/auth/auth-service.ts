@@ -1,4 +1,4 @@
-// Login, tokens and user administration (CONTRACT §6). Tokens are HS256 JWTs signed by @fastify/jwt:
+// Login, tokens and user administration. Tokens are HS256 JWTs signed by @fastify/jwt:
 // `sub` is the user's id (never reused: a user deleted and added again under the same name is
 // someone else), `iss` and `aud` name the edition and enterprise that issued it (another edition is
 // never its audience, even with the same secret), `typ` tells an access token from a refresh token,

@@ -8,7 +8,7 @@ import type { Prisma } from '../store/database.ts'
 
 export const AUTH_CHANNEL = 'auth_changed'
 
-/** `enterprise`: the park edition's account of one enterprise (CONTRACT §10); `collector`: a gateway sending readings (enterprise edition). */
+/** `enterprise`: the park edition's account of one enterprise; `collector`: a gateway sending readings (enterprise edition). */
 export const ROLES = ['admin', 'operator', 'viewer', 'enterprise', 'collector'] as const
 
 export interface UserState {

@@ -42,8 +42,8 @@ export function hashIsOutdated(stored: string): boolean {
 /**
  * Verified against when the user does not exist, so the answer takes as long either way: a stored
  * hash of today's cost whose key is random bytes, the hash of no password (derived by no one, it
- * matches none). Made without deriving one: a derivation at every start cost a worker thread
- * 0.1–0.3 s, and the modules that import this one waited for it.
+ * matches none). Made without deriving one: a derivation at every start would hold up
+ * the modules that import this one.
  */
 export const UNKNOWN_USER_HASH = [
   'scrypt',

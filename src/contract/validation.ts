@@ -25,7 +25,7 @@ export function createAjv() {
     strictNumbers: true,
     // The schemas come from the document, checked against JSON Schema 2020-12 by the tests
     // (schemas-compile.test.ts), not at each start: the first compile would build the meta-schema's
-    // validator (some 40 ms of the first request of each process) and every compile would check
+    // validator (slowing the first request of each process) and every compile would check
     // its schema once more.
     validateSchema: false,
   })

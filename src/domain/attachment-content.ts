@@ -1,4 +1,4 @@
-// The rules of an attachment's content (CONTRACT §12): strict base64, a size limit, a file name
+// The rules of an attachment's content: strict base64, a size limit, a file name
 // without path, and a type proven by the bytes themselves (PNG, JPEG and PDF signatures), never by
 // the name or the declared type alone. Pure functions; every refusal is 1002 naming the field.
 import { createHash } from 'node:crypto'

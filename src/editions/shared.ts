@@ -336,8 +336,7 @@ async function registerHttp(
 function createFastify(config: Config, logger: AppOptions['logger'], compiles: CompileOnFirstUse): FastifyInstance {
   return Fastify({
     // Lines are written asynchronously: a write in flight gathers the lines logged meanwhile into
-    // one system call (a synchronous write per request line cost 5–20 % of a write's throughput);
-    // pino flushes what is left when the process exits.
+    // one system call (a synchronous write per request line costs the write path dearly); pino flushes what is left when the process exits.
     logger: logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
     bodyLimit: config.bodyLimit,
     // Slow or silent clients hold nothing for long.

@@ -1,5 +1,5 @@
 // Requests refused before Fastify routes them, answered as the envelope like every other refusal
-// (CONTRACT §2), never as Node's or Fastify's own bodies: HTTP that cannot be parsed (a broken
+// (the envelope of every answer), never as Node's or Fastify's own bodies: HTTP that cannot be parsed (a broken
 // request line or header, a length that does not fit the body), headers too large, a request not
 // received within REQUEST_TIMEOUT_MS / HEADERS_TIMEOUT_MS (code 1000, with the HTTP status that
 // says which), and a path whose percent-encoding is not valid (404/1008, as any path not served).

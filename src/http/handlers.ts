@@ -127,7 +127,7 @@ function resourceHandler(options: ResourceHandlerOptions, operationId: string, r
   }
 }
 
-/** The four attachment operations of a resource (CONTRACT §12). */
+/** The four attachment operations of a resource. */
 function attachmentHandler(
   options: ResourceHandlerOptions,
   operationId: string,
@@ -189,7 +189,7 @@ function addBatch(options: ResourceHandlerOptions, resource: ResourceDef): Write
   }
 }
 
-/** The enterprise an `enterprise` account is bound to (CONTRACT §10); undefined for other roles (they see every enterprise). */
+/** The enterprise an `enterprise` account is bound to; undefined for other roles (they see every enterprise). */
 export function ownCompany(request: FastifyRequest): string | undefined {
   return request.caller?.role === 'enterprise' ? (request.caller.companyCode ?? undefined) : undefined
 }

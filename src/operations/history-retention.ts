@@ -1,4 +1,4 @@
-// HISTORY_RETENTION_DAYS (CONTRACT §11): history entries older than that are pruned by a pg-boss
+// HISTORY_RETENTION_DAYS: history entries older than that are pruned by a pg-boss
 // schedule (daily, and once at start), whatever the edition, on the process's background jobs
 // (store/background.ts). pg-boss runs the schedule once across instances sharing the database. Without the setting, history is kept forever and this is not started.
 import type { FastifyBaseLogger } from 'fastify'

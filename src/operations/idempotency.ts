@@ -1,4 +1,4 @@
-// Idempotency-Key on writes (CONTRACT §5). The key is claimed, the write done and its answer stored
+// Idempotency-Key on writes. The key is claimed, the write done and its answer stored
 // in one transaction: a repeat with the same key and body replays the stored answer; a different
 // body (or operation) under the key is 1007; a concurrent request with the key waits on the
 // uncommitted key row and then replays; a write that failed unexpectedly rolls back, key included,

@@ -81,7 +81,7 @@ function registerPushCounters(metrics: Registry, push: ParkPush): void {
   )
 }
 
-/** What is stranded and what reconciliation found (CONTRACT §10). */
+/** What is stranded and what reconciliation found. */
 function registerRecoveryMetrics(
   metrics: Registry,
   sync: SyncStore,
@@ -113,7 +113,7 @@ function registerRecoveryMetrics(
   const reconciler = push.reconciler
   if (!reconciler) return
   const lastReconciliation = cachedRead(() => reconciler.last(), PAGE_READ_TTL_MS, clock)
-  // The last reconciliation (CONTRACT §10): when it ran, and what it found. Each gauge reads it in
+  // The last reconciliation: when it ran, and what it found. Each gauge reads it in
   // its own collect (one read, shared): a scrape collects them all at once, so one gauge setting
   // the others would leave them the previous scrape's values.
   const fromLast = (name: string, help: string, value: (last: ReconcileResult | null) => number) =>

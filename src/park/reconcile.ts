@@ -1,7 +1,7 @@
-// Reconciliation (CONTRACT §10, enterprise edition): finds every difference between what the
+// Reconciliation (enterprise edition): finds every difference between what the
 // enterprise holds (live records and tombstones, by id and version) and what the park holds for its
-// companyCode, and pushes those records again; likewise each resource's attachments (CONTRACT §12:
-// pushed like records, so an attachment the park lost is pushed again with its bytes).
+// companyCode, and pushes those records again; likewise each resource's attachments
+// (pushed like records, so an attachment the park lost is pushed again with its bytes).
 //
 // Cheap when nothing differs: per resource and per resource's attachments, one digest of everything on each side (a count and an
 // order-independent sum over (id, version, deleted), computed by the database; no record shipped).

@@ -22,7 +22,7 @@ export const SERVER_FIELDS: readonly FieldDef[] = [
   { name: 'updateBy', kind: 'string' },
   { name: 'sync_status', kind: 'string' },
   { name: 'sync_time', kind: 'instant' },
-  // Why the record's last push failed (enterprise edition; null once synced): CONTRACT §10.
+  // Why the record's last push failed (enterprise edition; null once synced).
   { name: 'sync_error', kind: 'string' },
 ]
 

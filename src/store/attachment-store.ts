@@ -1,4 +1,4 @@
-// Attachments (CONTRACT §12): files attached to a record, in one table per resource
+// Attachments: files attached to a record, in one table per resource
 // (`<table>_attachment`, migration 081), apart from the record rows. Only `get` and the push read
 // the bytes. Each write is one statement; an attachment's need to be pushed is its own
 // sync_status = 'pending', as for records, so the push bookkeeping of SyncStore serves both.

@@ -1,6 +1,6 @@
 // One pg pool per process, shared by the Prisma client (through its driver adapter) and by the
-// resource store, whose generated SQL goes to the pool directly: Prisma's raw-query path costs
-// about 0.2 ms of CPU per statement here, which alone would halve the write path's throughput.
+// resource store, whose generated SQL goes to the pool directly: Prisma's raw-query path adds CPU
+// to every statement, a large share of the write path's.
 
 import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'

@@ -1,4 +1,4 @@
-// Record history (CONTRACT §11), written by the write's own statement: the SQL here is a CTE that the
+// Record history, written by the write's own statement: the SQL here is a CTE that the
 // resource statements (resource-sql.ts) append to their add, update, delete and applied push, so the
 // entry commits with the write in the same round trip. An update's `changes` ({field: [old, new]})
 // is computed in SQL (history_changes, migration 080) from the old and new rows as jsonb; an add's

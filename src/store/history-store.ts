@@ -1,4 +1,4 @@
-// Record history (CONTRACT §11): the read of a record's entries (newest first, values in the wire
+// Record history: the read of a record's entries (newest first, values in the wire
 // form: instants in the configured zone) and the pruning by age. The entries of updates, deletes
 // and the park's applied pushes are written by each write's own statement (history-sql.ts). An
 // enterprise's add writes no entry row: its entry is the record's first version, which the record

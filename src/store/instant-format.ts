@@ -1,4 +1,4 @@
-// Instants are written back in the configured zone (CONTRACT §3), in the spec's wire form
+// Instants are written back in the configured zone, in the document's wire form
 // `2026-11-21T13:02:35+08:00`: to the second.
 
 export type InstantFormatter = (instant: Date) => string

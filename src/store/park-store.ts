@@ -1,4 +1,4 @@
-// What the park edition does with the records its enterprises push (CONTRACT §10), and the digests
+// What the park edition does with the records its enterprises push, and the digests
 // both editions compute for reconciliation.
 // - A pushed page is applied in one statement: the items arrive as one JSON array
 //   (json_to_recordset), are upserted by ("companyCode", id) where the held version is older, and
@@ -219,7 +219,7 @@ function applyPageSql(resource: ResourceDef): string {
     `WHERE held.version < EXCLUDED.version RETURNING held."companyCode", held.id, held.version, held."updateTime", held."updateBy", held.live, ` +
     `CASE WHEN held.live THEN to_jsonb(held) END AS __new, ` +
     `CASE WHEN held.live THEN ${addedFields(resource, 'held')} END AS __fields), ` +
-    // The history of each applied item (CONTRACT §11), one entry each, in the same statement: the
+    // The history of each applied item, one entry each, in the same statement: the
     // held row as the statement's snapshot saw it (`__old`, looked up by key: every part of one
     // statement reads the same snapshot, taken after the enterprise's lock) against the applied one.
     // A record the park did not hold is an add whatever its version (versions written while the park

@@ -88,7 +88,7 @@ export class ResourceTable {
       `SELECT ${names.map(quote).join(', ')}, $2, ${NOW}, ${NOW}, __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`
     this.updateManySql = updateManyStatement(resource)
     this.fieldNames = new Set(names)
-    // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the spec's order.
+    // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the documented order.
     const uniqueChecks = resource.uniqueFields.map(
       (field, i) => `EXISTS (SELECT 1 FROM ${table} WHERE live AND ${quote(field)} COLLATE "C" = $${i + 2}) AS ${quote('unique:' + field)}`,
     )

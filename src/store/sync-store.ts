@@ -244,7 +244,7 @@ export class SyncStore {
         )
       })
       .join(' UNION ALL ')
-    // Planning this union of every table cost more than running it (10 ms and more): a statement
+    // Planning this union of every table costs more than running it: a statement
     // without parameters, prepared, is planned once per connection.
     const { rows } = await this.pool.query(prepared(text))
     return rows.map(({ syncedCounted, syncedEstimated, ...counts }) => {
@@ -336,7 +336,7 @@ export class SyncStore {
  * `pushed`: the pushed (id, version, error) of $1, $2, $3, each with the row (ctid) of that version
  * while it is pending, looked up by key one by one. Written so because a backlog just written has
  * no statistics yet: the planner, taking the pending rows for a few dozen, joined the page with
- * every pending row (60 ms a page at 20 000 pending) instead of 500 look-ups by key. A row written
+ * every pending row instead of 500 look-ups by key. A row written
  * again or settled meanwhile is left alone (its ctid no longer names a current row version).
  */
 function pushedRows(resource: SyncTable): string {
@@ -351,8 +351,7 @@ function pushedRows(resource: SyncTable): string {
  * The row `t` of a `pushed` entry. The rows are named by their ctids first (a TID scan of those
  * rows), then joined with their entries. Joined on ctid alone, the plan depended on the planner's
  * costs: with PostgreSQL's default cost of a random page read (the pool sets 1.1), it hashed every
- * row of a table whose backlog had no statistics yet (13 ms a page at 20 000 rows, growing with
- * the table).
+ * row of a table whose backlog had no statistics yet (slower as the table grows).
  */
 const PUSHED_ROW = `t.ctid = ANY (ARRAY(SELECT tid FROM pushed)) AND t.ctid = pushed.tid`
 

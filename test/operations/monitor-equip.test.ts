@@ -21,7 +21,7 @@ t.test('add stores every field and reads return it with the server-kept fields',
   const unset = { alarmDeadband: null, alarmDelaySeconds: null, offlineAfterSeconds: null, frozenAfterSeconds: null }
   t.same(fields, { ...sent, ...unset, checkTime: '2026-11-21T13:02:35+08:00' }, 'instants come back in +08:00')
   t.equal(companyCode, '000000000')
-  t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, "the spec's wire form, to the second")
+  t.match(createTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, 'the wire form, to the second')
   t.equal(createTime, updateTime)
   t.equal(createBy, 'admin')
   t.equal(updateBy, 'admin')
@@ -48,7 +48,7 @@ t.test('a duplicate monitorCode answers 1001 and writes nothing', async (t) => {
   t.equal(await rowCount(), before)
 })
 
-t.test("checks run in the spec's order: schema 1002, then monitorCode 1001, then id 1003", async (t) => {
+t.test('checks run in order: schema 1002, then monitorCode 1001, then id 1003', async (t) => {
   t.equal((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-ME-1', monitorName: 'x'.repeat(129) }))).body.code, 1002)
   t.equal((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-ME-1' }))).body.code, 1001)
   t.same((await call('add', record('monitorEquip', 'ME-1', { monitorCode: 'MC-NEW' }))).body, {
