@@ -365,7 +365,7 @@ function createFastify(config: Config, logger: AppOptions['logger'], compiles: C
 /** Redis counting the rate limits, when configured: a slow or absent Redis never holds a request up. */
 async function rateLimitRedis(app: FastifyInstance, config: Config): Promise<Redis | undefined> {
   if (!config.redisUrl) return undefined
-  // Loaded only when configured: loading ioredis took some 80 ms of every start.
+  // Loaded only when configured: loading ioredis is a noticeable part of a start.
   const { Redis } = await import('ioredis')
   // Offline (unreachable, reconnecting), a count fails at once rather than queueing: the limiter
   // lets the request through (skipOnError) without waiting. Slow, it fails after commandTimeout.
