@@ -12,7 +12,7 @@ export type paths = {
         put?: never;
         /**
          * Log in
-         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token of the spec (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
+         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
          */
         post: operations["systemLogin"];
         delete?: never;
@@ -4228,7 +4228,7 @@ export type components = {
             monitorName: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit: string;
@@ -4262,12 +4262,32 @@ export type components = {
             twoLevelLow: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType: string;
             /** @description Device name / model. */
             equipmentName: string;
+            /**
+             * @description Deadband of the high and low alarms: a decimal number >= 0 as a string. An active high alarm leaves a level only when a value is strictly below that level's threshold minus the deadband (a low one: strictly above plus it). Optional; omitted or null means the default "0" (null is what reads give back then).
+             * @default 0
+             */
+            alarmDeadband: string | null;
+            /**
+             * @description On-delay of the high and low alarms in seconds of reading time, 0..3600: a condition raises its alarm only once every reading for this long met it. Optional; omitted or null means the default 0.
+             * @default 0
+             */
+            alarmDelaySeconds: number | null;
+            /**
+             * @description Seconds without a received reading after which the point is `offline` (by the server's clock): 0 = never, else 10..86 400. Optional; omitted or null means the default 300.
+             * @default 300
+             */
+            offlineAfterSeconds: ((number | 0 | unknown) | null) | 0 | unknown;
+            /**
+             * @description Seconds of reading time over which readings of one value make the point `frozen`: 0 = off, else 60..86 400. Optional; omitted or null means the default 0 (off).
+             * @default 0
+             */
+            frozenAfterSeconds: ((number | 0 | unknown) | null) | 0 | unknown;
         };
         /**
          * @description Body of `/hazard/monitorEquip/update`: `id` of the record plus the fields to change (partial update). Omitted fields keep their value; an optional field sent as null is cleared; fields required on `add` cannot be null. Field rules are those of `MonitorEquip`; its cross-field rules apply to the record as it would be after the update.
@@ -4284,7 +4304,7 @@ export type components = {
             monitorName?: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode?: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType?: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit?: string;
@@ -4318,12 +4338,32 @@ export type components = {
             twoLevelLow?: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType?: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state?: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType?: string;
             /** @description Device name / model. */
             equipmentName?: string;
+            /**
+             * @description Deadband of the high and low alarms: a decimal number >= 0 as a string. An active high alarm leaves a level only when a value is strictly below that level's threshold minus the deadband (a low one: strictly above plus it). Optional; omitted or null means the default "0" (null is what reads give back then).
+             * @default 0
+             */
+            alarmDeadband: string | null;
+            /**
+             * @description On-delay of the high and low alarms in seconds of reading time, 0..3600: a condition raises its alarm only once every reading for this long met it. Optional; omitted or null means the default 0.
+             * @default 0
+             */
+            alarmDelaySeconds: number | null;
+            /**
+             * @description Seconds without a received reading after which the point is `offline` (by the server's clock): 0 = never, else 10..86 400. Optional; omitted or null means the default 300.
+             * @default 300
+             */
+            offlineAfterSeconds: ((number | 0 | unknown) | null) | 0 | unknown;
+            /**
+             * @description Seconds of reading time over which readings of one value make the point `frozen`: 0 = off, else 60..86 400. Optional; omitted or null means the default 0 (off).
+             * @default 0
+             */
+            frozenAfterSeconds: ((number | 0 | unknown) | null) | 0 | unknown;
         };
         /**
          * @description A monitoring equipment record as every read returns it (`getById`, `list`, `search`): every field of `MonitorEquip` (unset optional fields are null) plus the server-kept fields.
@@ -4351,6 +4391,10 @@ export type components = {
          *       "state": "在用",
          *       "equipmentType": "压力变送器",
          *       "equipmentName": "智能压力变送器 EJA530E",
+         *       "alarmDeadband": null,
+         *       "alarmDelaySeconds": null,
+         *       "offlineAfterSeconds": null,
+         *       "frozenAfterSeconds": null,
          *       "companyCode": "320115001",
          *       "createTime": "2026-11-21T13:02:35+08:00",
          *       "updateTime": "2026-11-21T13:05:10+08:00",
@@ -4368,7 +4412,7 @@ export type components = {
             monitorName: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit: string;
@@ -4402,18 +4446,38 @@ export type components = {
             twoLevelLow: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType: string;
             /** @description Device name / model. */
             equipmentName: string;
+            /**
+             * @description Deadband of the high and low alarms: a decimal number >= 0 as a string. An active high alarm leaves a level only when a value is strictly below that level's threshold minus the deadband (a low one: strictly above plus it). Optional; omitted or null means the default "0" (null is what reads give back then).
+             * @default 0
+             */
+            alarmDeadband: string | null;
+            /**
+             * @description On-delay of the high and low alarms in seconds of reading time, 0..3600: a condition raises its alarm only once every reading for this long met it. Optional; omitted or null means the default 0.
+             * @default 0
+             */
+            alarmDelaySeconds: number | null;
+            /**
+             * @description Seconds without a received reading after which the point is `offline` (by the server's clock): 0 = never, else 10..86 400. Optional; omitted or null means the default 300.
+             * @default 300
+             */
+            offlineAfterSeconds: ((number | 0 | unknown) | null) | 0 | unknown;
+            /**
+             * @description Seconds of reading time over which readings of one value make the point `frozen`: 0 = off, else 60..86 400. Optional; omitted or null means the default 0 (off).
+             * @default 0
+             */
+            frozenAfterSeconds: ((number | 0 | unknown) | null) | 0 | unknown;
         } & components["schemas"]["ServerKeptFields"];
         /**
          * @description A field of `MonitorEquipRecord` usable in `search` conditions and `orderBy` (declared fields and server-kept fields).
          * @enum {string}
          */
-        MonitorEquipField: "id" | "monitorName" | "monitorCode" | "monitorType" | "numericalUnit" | "rangeMax" | "rangeMin" | "responsibilityPeopleName" | "deptName" | "longitude" | "latitude" | "address" | "manufacturer" | "checkTime" | "checkCycle" | "oneLevelHigh" | "twoLevelHigh" | "oneLevelLow" | "twoLevelLow" | "monitorSpotType" | "state" | "equipmentType" | "equipmentName" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
+        MonitorEquipField: "id" | "monitorName" | "monitorCode" | "monitorType" | "numericalUnit" | "rangeMax" | "rangeMin" | "responsibilityPeopleName" | "deptName" | "longitude" | "latitude" | "address" | "manufacturer" | "checkTime" | "checkCycle" | "oneLevelHigh" | "twoLevelHigh" | "oneLevelLow" | "twoLevelLow" | "monitorSpotType" | "state" | "equipmentType" | "equipmentName" | "alarmDeadband" | "alarmDelaySeconds" | "offlineAfterSeconds" | "frozenAfterSeconds" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/hazard/monitorEquip/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`. Every field is optional; `{}` behaves like `list`. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc); with it, ties are broken by `id` asc so pages are stable. An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters.
          * @example {

@@ -14,7 +14,7 @@ import { Reconciler } from '../park/reconcile.ts'
 import { ParkStore } from '../store/park-store.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
-const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer'])
+const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'collector'])
 
 export const enterpriseEdition: Edition = {
   name: 'enterprise',

@@ -162,6 +162,13 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
     'x-enumNames',
     'failures',
     'pushFailure',
+    // Live monitoring: the gateway's role, the equipment's alarm settings, the supervision's computed field.
+    'collector',
+    'alarmDeadband',
+    'alarmDelaySeconds',
+    'offlineAfterSeconds',
+    'frozenAfterSeconds',
+    'overdue',
   ])
   const undo = (node: Node): Node => {
     if (Array.isArray(node)) return node.filter((item) => !added.has(item)).map(undo)
@@ -194,6 +201,9 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   // and means nothing (what a request may send is unchanged).
   copy.components.parameters.SyncPush = structuredClone(REFERENCE.components.parameters!.SyncPush)
   withoutSupervision(copy)
+  for (const path of Object.keys(copy.paths)) {
+    if (/^\/hazard\/(monitorData|monitorAlarm)\/|^\/hazard\/monitorEquip\/(shelve|unshelve)$/.test(path)) delete copy.paths[path]
+  }
   return undo(copy)
 }
 

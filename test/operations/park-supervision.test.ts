@@ -48,7 +48,7 @@ for (const companyCode of COMPANIES) {
       checkAcceptTime: null,
     },
   })
-  const answer = await call('/prevent/troubleshootInfo/add-batch', { list: [pushed] }, token, { 'X-Sync-Push': '1' })
+  const answer = await call('/system/push/records', { resource: 'troubleshootInfo', list: [pushed] }, token)
   t.same(answer.data.failed, [], `danger of ${companyCode} pushed`)
 }
 await sql(`INSERT INTO park_enterprise_zone ("companyCode", "timeZone") VALUES ('111111111', '+14:00'), ('222222222', '-12:00')`)
