@@ -16,6 +16,7 @@ import type { ResourceOperations } from '../operations/resource-operations.ts'
 import type { SystemOperations } from '../operations/system-operations.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { message } from '../messages/message.ts'
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
@@ -45,7 +46,7 @@ function bodyOf<Body>(request: FastifyRequest): Body {
 
 /** The caller authentication found: every operation with a handler below that needs one is secured. */
 function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw new BusinessError(Code.notLoggedIn, 'not logged in')
+  if (!request.caller) throw new BusinessError(Code.notLoggedIn, message('notLoggedIn'))
   return request.caller
 }
 
@@ -163,14 +164,12 @@ function attachmentAdd(options: HandlerOptions, resource: ResourceDef): Write {
       await options.attachments.add(resource, body, context)
       return success()
     }
-    if (options.edition !== 'park')
-      throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed attachments')
+    if (options.edition !== 'park') throw new BusinessError(Code.badParameter, message('pushedAttachmentsOnPark'))
     const { role } = callerOf(request)
     const own = ownCompany(request)
-    if (role !== 'admin' && role !== 'enterprise')
-      throw new BusinessError(Code.forbidden, `permission denied: pushing attachments needs the admin or enterprise role, not ${role}`)
+    if (role !== 'admin' && role !== 'enterprise') throw new BusinessError(Code.forbidden, message('pushAttachmentsRole', { role }))
     if (role === 'enterprise' && body.companyCode !== own)
-      throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${own} only`)
+      throw new BusinessError(Code.forbidden, message('pushesOwnCompany', { companyCode: String(own) }))
     // The version held now: the enterprise marks the attachment synced only when it is the pushed one.
     const pushed: Schemas['AttachmentPushResult'] = { held: await options.attachments.applyPushed(resource, body, context) }
     return success(pushed)
@@ -200,7 +199,7 @@ function addBatch(options: HandlerOptions, resource: ResourceDef): Write {
   return async (request, context) => {
     const { list } = bodyOf<ResourceBodies['addBatch']>(request)
     if (request.headers['x-sync-push'] !== '1') return success(await options.resources.addBatch(resource, list, context))
-    if (options.edition !== 'park') throw new BusinessError(Code.badParameter, 'X-Sync-Push: only the park edition takes pushed records')
+    if (options.edition !== 'park') throw new BusinessError(Code.badParameter, message('pushedRecordsOnPark'))
     return success(await options.resources.applyPushed(resource, list, ownCompany(request), request.bodyBytes))
   }
 }
@@ -214,7 +213,7 @@ function ownCompany(request: FastifyRequest): string | undefined {
 function readCompany(request: FastifyRequest, named: string | undefined): string | undefined {
   const own = ownCompany(request)
   if (own !== undefined && named !== undefined && named !== own) {
-    throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${own} only`)
+    throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: own }))
   }
   return own ?? named
 }

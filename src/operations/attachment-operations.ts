@@ -6,6 +6,7 @@ import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
 import { createHash } from 'node:crypto'
+import { message } from '../messages/message.ts'
 
 export interface AttachmentAddBody {
   id: string
@@ -36,7 +37,7 @@ export class AttachmentOperations {
 
   async add(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
     const pushOnly = PUSH_ONLY_FIELDS.find((field) => field in body)
-    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (X-Sync-Push: 1, park edition) carries it`)
+    if (pushOnly) throw new BusinessError(Code.badParameter, message('pushOnlyField', { field: pushOnly }))
     const { content, sha256 } = decodeAttachment(body, this.maxBytes)
     await this.store.add(
       resource,
@@ -59,7 +60,7 @@ export class AttachmentOperations {
    */
   async applyPushed(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<number | null> {
     const missing = PUSH_ONLY_FIELDS.find((field) => body[field] === undefined)
-    if (missing) throw new BusinessError(Code.badParameter, `${missing}: required in a push (X-Sync-Push: 1)`)
+    if (missing) throw new BusinessError(Code.badParameter, message('requiredInPush', { field: missing }))
     const decoded = body.deleted
       ? (() => {
           const content = decodeBase64(body.content)
@@ -100,8 +101,8 @@ export class AttachmentOperations {
   /** The live attachment with this id, as `list`: `companyCode` names the enterprise when several hold the id. */
   async get(resource: ResourceDef, id: string, companyCode?: string): Promise<AttachmentInfo> {
     const { found, holders } = await this.store.get(resource, id, companyCode)
-    if (holders > 1) throw severalEnterprises(`${resource.key} attachment ${id}`)
-    if (!found) throw new BusinessError(Code.notFound, `attachment not found: ${id}`)
+    if (holders > 1) throw severalEnterprises(message('attachmentOf', { resource: resource.key, id }))
+    if (!found) throw new BusinessError(Code.notFound, message('attachmentNotFound', { id }))
     return found
   }
 

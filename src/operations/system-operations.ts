@@ -7,6 +7,7 @@ import { attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { SyncStore } from '../store/sync-store.ts'
+import { message } from '../messages/message.ts'
 
 /** The most failed records and attachments `/system/sync/status` lists (`failures`). */
 export const FAILURES_LISTED = 100
@@ -128,7 +129,7 @@ export class SystemOperations {
 
   /** Enterprise edition: compares with the park, answers the differences and pushes them again. */
   async syncReconcile(body: { limit?: number } | undefined): Promise<Envelope> {
-    if (!this.reconciler) throw new BusinessError(Code.badParameter, 'no park configured (PARK_URL): nothing to reconcile with')
+    if (!this.reconciler) throw new BusinessError(Code.badParameter, message('noParkConfigured'))
     const result = await this.reconciler.run(body?.limit ?? 100)
     return success({ ...result, time: this.format(new Date(result.time)) })
   }
@@ -143,19 +144,19 @@ export class SystemOperations {
     ownCompany: string | undefined,
   ): Promise<Envelope> {
     if (ownCompany !== undefined && body.companyCode !== undefined && body.companyCode !== ownCompany) {
-      throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${ownCompany} only`)
+      throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: ownCompany }))
     }
     const companyCode = ownCompany ?? body.companyCode
-    if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required (which enterprise)')
+    if (companyCode === undefined) throw new BusinessError(Code.badParameter, message('companyCodeWhich'))
     if (new Set(body.prefixes.map((prefix) => prefix.length)).size > 1) {
-      throw new BusinessError(Code.badParameter, 'prefixes: must all have the same length')
+      throw new BusinessError(Code.badParameter, message('prefixesSameLength'))
     }
     const records = this.registry.get(body.resource)
     const resource = body.attachments ? attachmentTarget(records) : records
     if (!body.records) return success({ buckets: await this.park.digests(resource, companyCode, body.prefixes) })
     const held = await this.park.held(resource, companyCode, body.prefixes)
     if (held.length > DIGEST_RECORDS_LIMIT) {
-      throw new BusinessError(Code.badParameter, `prefixes: more than ${DIGEST_RECORDS_LIMIT} records; ask for longer prefixes`)
+      throw new BusinessError(Code.badParameter, message('prefixesTooMany', { limit: DIGEST_RECORDS_LIMIT }))
     }
     return success({ records: held })
   }
@@ -172,7 +173,7 @@ export class SystemOperations {
   /** The `enterprise` role exists on the park edition only. */
   private checkRole(role: Role): void {
     if (role === 'enterprise' && this.edition !== 'park') {
-      throw new BusinessError(Code.badParameter, 'role: enterprise accounts exist on the park edition only')
+      throw new BusinessError(Code.badParameter, message('enterpriseRoleOnPark'))
     }
   }
 

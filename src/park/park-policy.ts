@@ -5,6 +5,7 @@
 // - an `enterprise` account reads its own enterprise's records and pushes them, nothing else (the
 //   document's x-roles list where it may call at all).
 import { BusinessError, Code } from '../errors.ts'
+import { message } from '../messages/message.ts'
 
 export interface ParkRequest {
   /** The operation's x-action (resource operations), undefined for system operations. */
@@ -19,13 +20,10 @@ export function parkRefusal(request: ParkRequest): BusinessError | undefined {
   const pushable = action === 'addBatch' || action === 'attachmentAdd'
   const push = pushable && request.pushHeader === '1'
   if (action === 'add' || action === 'update' || action === 'delete' || action === 'attachmentDelete' || (pushable && !push)) {
-    return new BusinessError(
-      Code.forbidden,
-      'permission denied: the park edition is not an author; it holds what its enterprises push (add-batch and attachment/add with X-Sync-Push: 1)',
-    )
+    return new BusinessError(Code.forbidden, message('parkNotAuthor'))
   }
   if (push && role !== 'admin' && role !== 'enterprise') {
-    return new BusinessError(Code.forbidden, `permission denied: pushing needs the admin or enterprise role, not ${role}`)
+    return new BusinessError(Code.forbidden, message('pushRole', { role }))
   }
   return undefined
 }

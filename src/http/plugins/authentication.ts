@@ -13,6 +13,7 @@ import { parkRefusal } from '../../park/park-policy.ts'
 import type { Prisma } from '../../store/database.ts'
 import type { OperationPolicy } from '../operation-policy.ts'
 import { operationIdOf } from '../routing.ts'
+import { message } from '../../messages/message.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,17 +68,21 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     if (!policy?.authenticated) return done()
     const header = request.headers.authorization
     const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null
-    if (!match) return done(new BusinessError(Code.notLoggedIn, 'not logged in'))
+    if (!match) return done(new BusinessError(Code.notLoggedIn, message('notLoggedIn')))
     try {
       request.caller = auth.authenticate(match[1], policy.tokenKind)
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)))
     }
     if (!policy.roles.includes(request.caller.role)) {
-      return done(new BusinessError(Code.forbidden, `permission denied: role ${request.caller.role} may not call ${operationId}`))
+      return done(
+        new BusinessError(Code.forbidden, message('roleMayNotCall', { role: request.caller.role, operationId: String(operationId) })),
+      )
     }
     if (policy.edition !== undefined && policy.edition !== options.edition) {
-      return done(new BusinessError(Code.forbidden, `permission denied: ${operationId} is served by the ${policy.edition} edition`))
+      return done(
+        new BusinessError(Code.forbidden, message('servedByEdition', { operationId: String(operationId), edition: policy.edition })),
+      )
     }
     if (options.edition === 'park') {
       const refusal = parkRefusal({ action: policy.action, role: request.caller.role, pushHeader: request.headers['x-sync-push'] })
