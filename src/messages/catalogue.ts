@@ -58,7 +58,7 @@ export const catalogue = {
 
   // Schema violations (the document's JSON Schema, checked by Ajv) and values PostgreSQL cannot hold.
   required: { en: '{field}: required', zh: '{field} 必填' },
-  unknownField: { en: '{field}: unknown field', zh: '未知字段：{field}' },
+  unknownField: { en: '{field}: unknown field', zh: '未知字段 {field}' },
   enumOneOf: { en: '{at}: must be one of {values}', zh: '{at} 必须是以下之一：{values}' },
   constMustBe: { en: '{at}: must be {value}', zh: '{at} 必须为 {value}' },
   formatInstant: {
@@ -107,7 +107,7 @@ export const catalogue = {
   tokenInvalid: { en: 'token expired or invalid', zh: '令牌已过期或无效' },
   tokenWrongKind: { en: 'token of the wrong kind for this operation', zh: '令牌类型不适用于此操作' },
   loginFailed: { en: 'wrong user name or password', zh: '用户名或密码错误' },
-  userNameExists: { en: 'userName already exists: {userName}', zh: '用户名已存在：{userName}' },
+  userNameExists: { en: 'userName already exists: {userName}', zh: 'userName 已存在：{userName}' },
   userNotFound: { en: 'user not found: {userName}', zh: '用户不存在：{userName}' },
   lastAdmin: {
     en: 'userName: {userName} is the last enabled admin and must stay one',
