@@ -6038,6 +6038,8 @@ export type components = {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
         BadRequest: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -6047,6 +6049,8 @@ export type components = {
         /** @description Not authenticated: 2001 when `Authorization` is absent or not `Bearer <token>`; 2002 when the token is expired, unknown, tampered with, revoked, of the wrong kind, or its user is disabled. */
         Unauthorized: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -6056,6 +6060,8 @@ export type components = {
         /** @description Permission denied for the caller's role (code 2003); see `x-roles` of the operation. */
         Forbidden: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -6065,6 +6071,8 @@ export type components = {
         /** @description Request body larger than the configured limit (code 1010). */
         PayloadTooLarge: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -6074,6 +6082,8 @@ export type components = {
         /** @description Rate limit hit (code 1009). Login: 10 attempts a minute per client address, and 10 per user name from one address (`too many logins: retry in 14 s`); other operations: 1200 a minute per user (configurable). Retry after the number of seconds in `Retry-After`. */
         TooManyRequests: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -6085,6 +6095,8 @@ export type components = {
         /** @description Unexpected failure (code -1): a generic busy message; details are only in the server log. */
         InternalError: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -6094,6 +6106,8 @@ export type components = {
         /** @description Database unavailable (code 4001). Retry later. */
         ServiceUnavailable: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -6108,9 +6122,19 @@ export type components = {
         IdempotencyKey: string;
         /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
         AttachmentSyncPush: "1";
+        /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+        AcceptLanguage: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The language of `msg`: `en` or `zh-CN`, chosen from the request's `Accept-Language`. */
+        ContentLanguage: "en" | "zh-CN";
+        /**
+         * @description Includes `Accept-Language`: the same request in another language answers another `msg`.
+         * @example Accept-Language
+         */
+        Vary: string;
+    };
     pathItems: never;
 };
 export type $defs = Record<string, never>;
@@ -6118,7 +6142,10 @@ export interface operations {
     systemLogin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6131,6 +6158,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 2004. 1002 missing or malformed field; 2004 wrong user name or password, or user disabled. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6147,7 +6176,10 @@ export interface operations {
     systemRefresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6160,6 +6192,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0 (1002 when a body other than `{}` is sent). Token problems are 401 (2001, 2002). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6177,7 +6211,10 @@ export interface operations {
     systemLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6190,6 +6227,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0 (1002 when a body other than `{}` is sent). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6207,7 +6246,10 @@ export interface operations {
     systemUserAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6220,6 +6262,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1001. 1002 bad field (e.g. password shorter than 8); 1001 user name already exists. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6238,7 +6282,10 @@ export interface operations {
     systemUserUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6251,6 +6298,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad field, nothing to change, or the last enabled admin demoted or disabled; 1004 no such user. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6269,7 +6318,10 @@ export interface operations {
     systemUserDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6282,6 +6334,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body, or the last enabled admin; 1004 no such user. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6300,7 +6354,10 @@ export interface operations {
     systemUserList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6313,6 +6370,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters (or an unknown field, `after` among them). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6331,7 +6390,10 @@ export interface operations {
     systemSyncStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6344,6 +6406,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a body other than `{}`. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6362,7 +6426,10 @@ export interface operations {
     systemSyncRetry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6375,6 +6442,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown resource or bad ids. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6393,7 +6462,10 @@ export interface operations {
     systemSyncReconcile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6406,6 +6478,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, or no park configured. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,7 +6498,10 @@ export interface operations {
     systemSyncDigest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6437,6 +6514,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, prefixes of different lengths, no `companyCode` from an admin, or more than 5000 records asked for. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6455,7 +6534,10 @@ export interface operations {
     systemEnterpriseList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6468,6 +6550,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a body other than `{}`. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6487,6 +6571,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6502,6 +6588,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1001, 1003, 1007. 1001 duplicate `monitorCode`; 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6521,6 +6609,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6536,6 +6626,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1001, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1001 `monitorCode` used by another live record; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6555,6 +6647,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6570,6 +6664,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6588,7 +6684,10 @@ export interface operations {
     hazardMonitorEquipGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6601,6 +6700,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6619,7 +6720,10 @@ export interface operations {
     hazardMonitorEquipList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6632,6 +6736,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6650,7 +6756,10 @@ export interface operations {
     hazardMonitorEquipSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6663,6 +6772,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6682,6 +6793,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -6699,6 +6812,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1001, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6717,7 +6832,10 @@ export interface operations {
     hazardMonitorEquipHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6730,6 +6848,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6749,6 +6869,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -6766,6 +6888,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6784,7 +6908,10 @@ export interface operations {
     hazardMonitorEquipAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6797,6 +6924,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6815,7 +6944,10 @@ export interface operations {
     hazardMonitorEquipAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6828,6 +6960,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +6981,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6862,6 +6998,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6881,6 +7019,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6896,6 +7036,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6915,6 +7057,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6930,6 +7074,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6949,6 +7095,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6964,6 +7112,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskEvents.riskUnitId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6982,7 +7132,10 @@ export interface operations {
     preventRiskUnitGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6995,6 +7148,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7013,7 +7168,10 @@ export interface operations {
     preventRiskUnitList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7026,6 +7184,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,7 +7204,10 @@ export interface operations {
     preventRiskUnitSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7057,6 +7220,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7076,6 +7241,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -7093,6 +7260,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7111,7 +7280,10 @@ export interface operations {
     preventRiskUnitHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7124,6 +7296,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7143,6 +7317,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -7160,6 +7336,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7178,7 +7356,10 @@ export interface operations {
     preventRiskUnitAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7191,6 +7372,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7209,7 +7392,10 @@ export interface operations {
     preventRiskUnitAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7222,6 +7408,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7241,6 +7429,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7256,6 +7446,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7275,6 +7467,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7290,6 +7484,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7309,6 +7505,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7324,6 +7522,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7343,6 +7543,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7358,6 +7560,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskMeasures.riskEventId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7376,7 +7580,10 @@ export interface operations {
     preventRiskEventsGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7389,6 +7596,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7407,7 +7616,10 @@ export interface operations {
     preventRiskEventsList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7420,6 +7632,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7438,7 +7652,10 @@ export interface operations {
     preventRiskEventsSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7451,6 +7668,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7470,6 +7689,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -7487,6 +7708,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7505,7 +7728,10 @@ export interface operations {
     preventRiskEventsHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7518,6 +7744,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7537,6 +7765,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -7554,6 +7784,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7572,7 +7804,10 @@ export interface operations {
     preventRiskEventsAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7585,6 +7820,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7603,7 +7840,10 @@ export interface operations {
     preventRiskEventsAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7616,6 +7856,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,6 +7877,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7650,6 +7894,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7669,6 +7915,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7684,6 +7932,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7703,6 +7953,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7718,6 +7970,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7737,6 +7991,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7752,6 +8008,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7770,7 +8028,10 @@ export interface operations {
     preventRiskMeasuresGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7783,6 +8044,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7801,7 +8064,10 @@ export interface operations {
     preventRiskMeasuresList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7814,6 +8080,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7832,7 +8100,10 @@ export interface operations {
     preventRiskMeasuresSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7845,6 +8116,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7864,6 +8137,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -7881,6 +8156,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7899,7 +8176,10 @@ export interface operations {
     preventRiskMeasuresHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7912,6 +8192,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7931,6 +8213,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -7948,6 +8232,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7966,7 +8252,10 @@ export interface operations {
     preventRiskMeasuresAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7979,6 +8268,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7997,7 +8288,10 @@ export interface operations {
     preventRiskMeasuresAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8010,6 +8304,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8029,6 +8325,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8044,6 +8342,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8063,6 +8363,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8078,6 +8380,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,6 +8401,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8112,6 +8418,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8131,6 +8439,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8146,6 +8456,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootRecord.checkTaskId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8164,7 +8476,10 @@ export interface operations {
     preventTroubleshootTaskGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8177,6 +8492,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8195,7 +8512,10 @@ export interface operations {
     preventTroubleshootTaskList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8208,6 +8528,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8226,7 +8548,10 @@ export interface operations {
     preventTroubleshootTaskSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8239,6 +8564,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8258,6 +8585,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -8275,6 +8604,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8293,7 +8624,10 @@ export interface operations {
     preventTroubleshootTaskHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8306,6 +8640,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8325,6 +8661,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -8342,6 +8680,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8360,7 +8700,10 @@ export interface operations {
     preventTroubleshootTaskAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8373,6 +8716,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8391,7 +8736,10 @@ export interface operations {
     preventTroubleshootTaskAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8404,6 +8752,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8423,6 +8773,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8438,6 +8790,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8457,6 +8811,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8472,6 +8828,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8491,6 +8849,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8506,6 +8866,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8525,6 +8887,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8540,6 +8904,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootInfo.checkRecordId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8558,7 +8924,10 @@ export interface operations {
     preventTroubleshootRecordGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8571,6 +8940,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8589,7 +8960,10 @@ export interface operations {
     preventTroubleshootRecordList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8602,6 +8976,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8620,7 +8996,10 @@ export interface operations {
     preventTroubleshootRecordSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8633,6 +9012,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8652,6 +9033,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -8669,6 +9052,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8687,7 +9072,10 @@ export interface operations {
     preventTroubleshootRecordHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8700,6 +9088,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8719,6 +9109,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -8736,6 +9128,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8754,7 +9148,10 @@ export interface operations {
     preventTroubleshootRecordAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8767,6 +9164,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8785,7 +9184,10 @@ export interface operations {
     preventTroubleshootRecordAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8798,6 +9200,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8817,6 +9221,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8832,6 +9238,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8851,6 +9259,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8866,6 +9276,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8885,6 +9297,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8900,6 +9314,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1011, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1011 illegal `dangerState` transition; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8919,6 +9335,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8934,6 +9352,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8952,7 +9372,10 @@ export interface operations {
     preventTroubleshootInfoGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8965,6 +9388,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8983,7 +9408,10 @@ export interface operations {
     preventTroubleshootInfoList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8996,6 +9424,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9014,7 +9444,10 @@ export interface operations {
     preventTroubleshootInfoSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9027,6 +9460,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9046,6 +9481,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -9063,6 +9500,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9081,7 +9520,10 @@ export interface operations {
     preventTroubleshootInfoHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9094,6 +9536,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9113,6 +9557,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -9130,6 +9576,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9148,7 +9596,10 @@ export interface operations {
     preventTroubleshootInfoAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9161,6 +9612,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9179,7 +9632,10 @@ export interface operations {
     preventTroubleshootInfoAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9192,6 +9648,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9211,6 +9669,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9226,6 +9686,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9245,6 +9707,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9260,6 +9724,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1001, 1003, 1007. 1001 duplicate `ticketNo`; 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9279,6 +9745,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9294,6 +9762,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1001, 1011, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1001 `ticketNo` used by another live record; 1011 illegal `ticketStatus` transition; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9313,6 +9783,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9328,6 +9800,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9346,7 +9820,10 @@ export interface operations {
     preventTicketBaseInfoGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9359,6 +9836,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9377,7 +9856,10 @@ export interface operations {
     preventTicketBaseInfoList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9390,6 +9872,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9408,7 +9892,10 @@ export interface operations {
     preventTicketBaseInfoSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9421,6 +9908,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9440,6 +9929,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -9457,6 +9948,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1001, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9475,7 +9968,10 @@ export interface operations {
     preventTicketBaseInfoHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9488,6 +9984,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9507,6 +10005,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -9524,6 +10024,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9542,7 +10044,10 @@ export interface operations {
     preventTicketBaseInfoAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9555,6 +10060,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9573,7 +10080,10 @@ export interface operations {
     preventTicketBaseInfoAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9586,6 +10096,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9605,6 +10117,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9620,6 +10134,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9639,6 +10155,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9654,6 +10172,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9673,6 +10193,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9688,6 +10210,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9707,6 +10231,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9722,6 +10248,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9740,7 +10268,10 @@ export interface operations {
     preventTrainBaseInfoGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9753,6 +10284,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9771,7 +10304,10 @@ export interface operations {
     preventTrainBaseInfoList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9784,6 +10320,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9802,7 +10340,10 @@ export interface operations {
     preventTrainBaseInfoSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9815,6 +10356,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9834,6 +10377,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Park edition only: set to `1` by the enterprise edition's push, with its `enterprise` account of the park (a park `admin` may push for any enterprise). The items of `list` are then records as the enterprise holds them, not new records: every field of the resource, plus `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy` (kept as pushed), `version` (integer ≥ 1, the enterprise's version of the record) and `deleted` (boolean: true for a deleted record's tombstone). The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one held, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records; `data.held` answers per item the version the park holds afterwards. An item whose `companyCode` is not the pushing `enterprise` account's fails alone with 2003. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were enforced by the enterprise and are not checked again, so any sequence of writes the enterprise accepted converges on the park (two records swapping a unique value, parents and children changing in one push). On the enterprise edition the header answers 1002; without it, `add-batch` adds new records (on the park edition: 403/2003). */
@@ -9851,6 +10396,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9869,7 +10416,10 @@ export interface operations {
     preventTrainBaseInfoHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9882,6 +10432,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9901,6 +10453,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description How attachments reach the park edition. Every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `attachment/add` call per attachment with this header set to `1` and the push-only fields of `AttachmentAddRequest` (`companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `version`, `deleted`; a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The park edition (an `admin` account for any enterprise, an `enterprise` account for its own, another enterprise's answering 2003) applies it by (`companyCode`, `id`) only when its `version` is newer than the one held (it then reads back `synced` there), and answers code 0 with `data.held`, the version it holds now (`AttachmentPushResult`). The enterprise marks the attachment `synced` only when that is the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002, 1006 when its record is not on the park), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). On the enterprise edition, and without this header, `attachment/add` attaches a new file and the push-only fields answer 1002. */
@@ -9918,6 +10472,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. A push (park edition, with `X-Sync-Push`) applied or ignored as older answers code 0 with `data.held`, the version the park holds now. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9936,7 +10492,10 @@ export interface operations {
     preventTrainBaseInfoAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9949,6 +10508,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9967,7 +10528,10 @@ export interface operations {
     preventTrainBaseInfoAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9980,6 +10544,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9999,6 +10565,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10014,6 +10582,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
