@@ -179,6 +179,24 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
       .filter((rule: string) => !rule.startsWith('workLevel is required'))
       .map((rule: string) => rule.replace(', not only white space, U+3000 and U+00A0 included)', ')'))
   }
+  // The language of `msg`: every operation's Accept-Language, every answer's Content-Language and Vary.
+  const withoutLanguage = (responses: Node) => {
+    for (const response of Object.values<Node>(responses ?? {})) {
+      if (!response.headers) continue
+      delete response.headers['Content-Language']
+      delete response.headers.Vary
+      if (Object.keys(response.headers).length === 0) delete response.headers
+    }
+  }
+  for (const item of Object.values<Node>(copy.paths)) {
+    const operation = item.post
+    operation.parameters = (operation.parameters ?? []).filter(
+      (parameter: Node) => parameter.$ref !== '#/components/parameters/AcceptLanguage',
+    )
+    if (operation.parameters.length === 0) delete operation.parameters
+    withoutLanguage(operation.responses)
+  }
+  withoutLanguage(copy.components.responses)
   return undo(copy)
 }
 
