@@ -28,7 +28,7 @@ export default {
   forbidden: [
     { name: 'no-cycle', comment: 'Modules must not import each other in a circle.', severity: 'error', from: {}, to: { circular: true } },
     {
-      name: 'errors-imports-nothing',
+      name: 'errors-imports-only-messages',
       comment: 'src/errors.ts is the one module every layer may use: it imports only the messages.',
       severity: 'error',
       from: { path: '^src/errors\\.ts$' },
