@@ -111,7 +111,7 @@ export const catalogue = {
   userNotFound: { en: 'user not found: {userName}', zh: '用户不存在：{userName}' },
   lastAdmin: {
     en: 'userName: {userName} is the last enabled admin and must stay one',
-    zh: 'userName：{userName} 是最后一个启用的管理员，必须保留',
+    zh: 'userName：{userName} 是最后一个启用的管理员，不能停用、删除或更改其角色',
   },
   companyCodeForEnterprise: { en: 'companyCode: required for role enterprise', zh: 'companyCode 必填（角色为 enterprise 时）' },
   companyCodeNotForRole: {
@@ -120,7 +120,7 @@ export const catalogue = {
   },
   enterpriseRoleOnPark: {
     en: 'role: enterprise accounts exist on the park edition only',
-    zh: 'role：enterprise 账号仅在园区版中存在',
+    zh: 'role：只有园区版才有 enterprise 账号',
   },
   roleMayNotCall: { en: 'permission denied: role {role} may not call {operationId}', zh: '权限不足：角色 {role} 无权调用 {operationId}' },
   servedByEdition: {
