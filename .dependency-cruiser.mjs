@@ -8,7 +8,8 @@
 //   domain/                   rules, state machines, search conditions   → store (its types)
 //   store/                    SQL and the database                       → resources
 //   resources/                the resource registry, read from the contract
-//   contract/, config.ts, errors.ts, generated/   usable from anywhere; errors.ts imports nothing
+//   contract/, config.ts, errors.ts, messages/, generated/   usable from anywhere; errors.ts imports
+//                             only messages/, which imports nothing
 const below = {
   http: ['operations', 'domain', 'store', 'auth', 'park', 'resources'],
   operations: ['domain', 'store', 'auth', 'resources'],
@@ -20,18 +21,25 @@ const below = {
   contract: [],
   sdk: [],
 }
-const neutral = ['^src/contract/', '^src/errors\\.ts$', '^src/config\\.ts$', '^generated/']
+const neutral = ['^src/contract/', '^src/errors\\.ts$', '^src/messages/', '^src/config\\.ts$', '^generated/']
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
     { name: 'no-cycle', comment: 'Modules must not import each other in a circle.', severity: 'error', from: {}, to: { circular: true } },
     {
-      name: 'errors-imports-nothing',
-      comment: 'src/errors.ts is the one module every layer may use: it imports nothing.',
+      name: 'errors-imports-only-messages',
+      comment: 'src/errors.ts is the one module every layer may use: it imports only the messages.',
       severity: 'error',
       from: { path: '^src/errors\\.ts$' },
-      to: {},
+      to: { pathNot: '^src/messages/' },
+    },
+    {
+      name: 'messages-import-nothing',
+      comment: 'src/messages/ (the catalogue of every msg, in every language) imports nothing outside itself.',
+      severity: 'error',
+      from: { path: '^src/messages/' },
+      to: { pathNot: '^src/messages/' },
     },
     {
       name: 'config-imports-no-layer',

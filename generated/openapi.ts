@@ -7280,6 +7280,8 @@ export type components = {
         /** @description Request not parseable (code 1000): invalid JSON, a body that is not a JSON object, or a content type other than application/json. */
         BadRequest: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -7289,6 +7291,8 @@ export type components = {
         /** @description Not authenticated: 2001 when `Authorization` is absent or not `Bearer <token>`; 2002 when the token is expired, unknown, tampered with, revoked, of the wrong kind, or its user is disabled. */
         Unauthorized: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -7298,6 +7302,8 @@ export type components = {
         /** @description Permission denied for the caller's role (code 2003); see `x-roles` of the operation. */
         Forbidden: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -7307,6 +7313,8 @@ export type components = {
         /** @description Request body larger than the configured limit (code 1010). */
         PayloadTooLarge: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -7316,6 +7324,8 @@ export type components = {
         /** @description Rate limit hit (code 1009). Login: 10 attempts a minute per client address, and 10 per user name from one address (`too many logins: retry in 14 s`); other operations: 1200 a minute per user (configurable). Retry after the number of seconds in `Retry-After`. */
         TooManyRequests: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -7327,6 +7337,8 @@ export type components = {
         /** @description Unexpected failure (code -1): a generic busy message; details are only in the server log. */
         InternalError: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -7336,6 +7348,8 @@ export type components = {
         /** @description Database unavailable (code 4001). Retry later. */
         ServiceUnavailable: {
             headers: {
+                "Content-Language": components["headers"]["ContentLanguage"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -7356,9 +7370,19 @@ export type components = {
          * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
          */
         AttachmentSyncPush: "1";
+        /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+        AcceptLanguage: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The language of `msg`: `en` or `zh-CN`, chosen from the request's `Accept-Language`. */
+        ContentLanguage: "en" | "zh-CN";
+        /**
+         * @description Includes `Accept-Language`: the same request in another language answers another `msg`.
+         * @example Accept-Language
+         */
+        Vary: string;
+    };
     pathItems: never;
 };
 export type $defs = Record<string, never>;
@@ -7366,7 +7390,10 @@ export interface operations {
     systemLogin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7379,6 +7406,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 2004. 1002 missing or malformed field; 2004 wrong user name or password, or user disabled. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7395,7 +7424,10 @@ export interface operations {
     systemRefresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7408,6 +7440,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0 (1002 when a body other than `{}` is sent). Token problems are 401 (2001, 2002). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7425,7 +7459,10 @@ export interface operations {
     systemLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7438,6 +7475,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0 (1002 when a body other than `{}` is sent). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7455,7 +7494,10 @@ export interface operations {
     systemUserAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7468,6 +7510,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1001. 1002 bad field (e.g. password shorter than 8); 1001 user name already exists. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7486,7 +7530,10 @@ export interface operations {
     systemUserUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7499,6 +7546,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad field, nothing to change, or the last enabled admin demoted or disabled; 1004 no such user. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7517,7 +7566,10 @@ export interface operations {
     systemUserDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7530,6 +7582,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body, or the last enabled admin; 1004 no such user. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7548,7 +7602,10 @@ export interface operations {
     systemUserList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7561,6 +7618,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters (or an unknown field, `after` among them). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7579,7 +7638,10 @@ export interface operations {
     systemSyncStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7592,6 +7654,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a body other than `{}`. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7610,7 +7674,10 @@ export interface operations {
     systemSyncRetry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7623,6 +7690,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown resource or bad ids. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7641,7 +7710,10 @@ export interface operations {
     systemSyncReconcile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7654,6 +7726,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, or no park configured. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7672,7 +7746,10 @@ export interface operations {
     systemSyncDigest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7685,6 +7762,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, prefixes of different lengths, no `companyCode` from an admin, or more than 5000 records asked for. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7703,7 +7782,10 @@ export interface operations {
     systemEnterpriseList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7716,6 +7798,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 a body other than `{}`. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7890,6 +7974,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7905,6 +7991,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1001, 1003, 1007. 1001 duplicate `monitorCode`; 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7924,6 +8012,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7939,6 +8029,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1001, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1001 `monitorCode` used by another live record; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7958,6 +8050,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7973,6 +8067,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7991,7 +8087,10 @@ export interface operations {
     hazardMonitorEquipGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8004,6 +8103,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8022,7 +8123,10 @@ export interface operations {
     hazardMonitorEquipList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8035,6 +8139,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8053,7 +8159,10 @@ export interface operations {
     hazardMonitorEquipSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8066,6 +8175,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +8196,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -8105,6 +8218,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1001, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8123,7 +8238,10 @@ export interface operations {
     hazardMonitorEquipHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8136,6 +8254,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8155,6 +8275,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -8175,6 +8297,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8193,7 +8317,10 @@ export interface operations {
     hazardMonitorEquipAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8206,6 +8333,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8224,7 +8353,10 @@ export interface operations {
     hazardMonitorEquipAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8237,6 +8369,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,6 +8390,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8271,6 +8407,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8786,6 +8924,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8801,6 +8941,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8820,6 +8962,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8835,6 +8979,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8854,6 +9000,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8869,6 +9017,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskEvents.riskUnitId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8887,7 +9037,10 @@ export interface operations {
     preventRiskUnitGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8900,6 +9053,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8918,7 +9073,10 @@ export interface operations {
     preventRiskUnitList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8931,6 +9089,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8949,7 +9109,10 @@ export interface operations {
     preventRiskUnitSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8962,6 +9125,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8981,6 +9146,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -9001,6 +9168,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9019,7 +9188,10 @@ export interface operations {
     preventRiskUnitHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9032,6 +9204,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9051,6 +9225,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -9071,6 +9247,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,7 +9267,10 @@ export interface operations {
     preventRiskUnitAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9102,6 +9283,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9120,7 +9303,10 @@ export interface operations {
     preventRiskUnitAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9133,6 +9319,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9152,6 +9340,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9167,6 +9357,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9186,6 +9378,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9201,6 +9395,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9220,6 +9416,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9235,6 +9433,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9254,6 +9454,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9269,6 +9471,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (riskMeasures.riskEventId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9287,7 +9491,10 @@ export interface operations {
     preventRiskEventsGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9300,6 +9507,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9318,7 +9527,10 @@ export interface operations {
     preventRiskEventsList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9331,6 +9543,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9349,7 +9563,10 @@ export interface operations {
     preventRiskEventsSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9362,6 +9579,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9381,6 +9600,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -9401,6 +9622,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9419,7 +9642,10 @@ export interface operations {
     preventRiskEventsHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9432,6 +9658,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9451,6 +9679,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -9471,6 +9701,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9489,7 +9721,10 @@ export interface operations {
     preventRiskEventsAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9502,6 +9737,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9520,7 +9757,10 @@ export interface operations {
     preventRiskEventsAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9533,6 +9773,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9552,6 +9794,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9567,6 +9811,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9586,6 +9832,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9601,6 +9849,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9620,6 +9870,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9635,6 +9887,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9654,6 +9908,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9669,6 +9925,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootTask.riskMeasureId, troubleshootInfo.riskMeasureId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9687,7 +9945,10 @@ export interface operations {
     preventRiskMeasuresGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9700,6 +9961,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9718,7 +9981,10 @@ export interface operations {
     preventRiskMeasuresList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9731,6 +9997,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9749,7 +10017,10 @@ export interface operations {
     preventRiskMeasuresSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9762,6 +10033,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9781,6 +10054,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -9801,6 +10076,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9819,7 +10096,10 @@ export interface operations {
     preventRiskMeasuresHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9832,6 +10112,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9851,6 +10133,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -9871,6 +10155,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,7 +10175,10 @@ export interface operations {
     preventRiskMeasuresAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9902,6 +10191,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9920,7 +10211,10 @@ export interface operations {
     preventRiskMeasuresAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9933,6 +10227,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9952,6 +10248,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9967,6 +10265,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9986,6 +10286,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10001,6 +10303,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10020,6 +10324,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10035,6 +10341,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10054,6 +10362,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10069,6 +10379,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootRecord.checkTaskId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10118,7 +10430,10 @@ export interface operations {
     preventTroubleshootTaskGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10131,6 +10446,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10149,7 +10466,10 @@ export interface operations {
     preventTroubleshootTaskList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10162,6 +10482,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10180,7 +10502,10 @@ export interface operations {
     preventTroubleshootTaskSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10193,6 +10518,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10212,6 +10539,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -10232,6 +10561,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10250,7 +10581,10 @@ export interface operations {
     preventTroubleshootTaskHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10263,6 +10597,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10282,6 +10618,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -10302,6 +10640,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10320,7 +10660,10 @@ export interface operations {
     preventTroubleshootTaskAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10333,6 +10676,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10351,7 +10696,10 @@ export interface operations {
     preventTroubleshootTaskAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10364,6 +10712,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10383,6 +10733,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10398,6 +10750,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10417,6 +10771,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10432,6 +10788,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10451,6 +10809,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10466,6 +10826,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10485,6 +10847,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10500,6 +10864,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live records (troubleshootInfo.checkRecordId) or live attachments still reference it; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10518,7 +10884,10 @@ export interface operations {
     preventTroubleshootRecordGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10531,6 +10900,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10549,7 +10920,10 @@ export interface operations {
     preventTroubleshootRecordList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10562,6 +10936,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10580,7 +10956,10 @@ export interface operations {
     preventTroubleshootRecordSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10593,6 +10972,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10612,6 +10993,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -10632,6 +11015,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10650,7 +11035,10 @@ export interface operations {
     preventTroubleshootRecordHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10663,6 +11051,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10682,6 +11072,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -10702,6 +11094,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10720,7 +11114,10 @@ export interface operations {
     preventTroubleshootRecordAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10733,6 +11130,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10751,7 +11150,10 @@ export interface operations {
     preventTroubleshootRecordAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10764,6 +11166,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10783,6 +11187,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10798,6 +11204,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10817,6 +11225,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10832,6 +11242,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1006 referenced parent missing or deleted; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10851,6 +11263,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10866,6 +11280,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1006, 1011, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1006 referenced parent missing or deleted; 1011 illegal `dangerState` transition; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10885,6 +11301,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10900,6 +11318,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10918,7 +11338,10 @@ export interface operations {
     preventTroubleshootInfoGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10931,6 +11354,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10949,7 +11374,10 @@ export interface operations {
     preventTroubleshootInfoList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10962,6 +11390,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10980,7 +11410,10 @@ export interface operations {
     preventTroubleshootInfoSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10993,6 +11426,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11012,6 +11447,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -11032,6 +11469,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003, 1006); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11050,7 +11489,10 @@ export interface operations {
     preventTroubleshootInfoHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11063,6 +11505,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11082,6 +11526,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -11102,6 +11548,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11120,7 +11568,10 @@ export interface operations {
     preventTroubleshootInfoAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11133,6 +11584,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11151,7 +11604,10 @@ export interface operations {
     preventTroubleshootInfoAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11164,6 +11620,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11183,6 +11641,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11198,6 +11658,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11217,6 +11679,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11232,6 +11696,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1001, 1003, 1007. 1001 duplicate `ticketNo`; 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11251,6 +11717,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11266,6 +11734,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1001, 1011, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1001 `ticketNo` used by another live record; 1011 illegal `ticketStatus` transition; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11285,6 +11755,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11300,6 +11772,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11318,7 +11792,10 @@ export interface operations {
     preventTicketBaseInfoGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11331,6 +11808,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11349,7 +11828,10 @@ export interface operations {
     preventTicketBaseInfoList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11362,6 +11844,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11380,7 +11864,10 @@ export interface operations {
     preventTicketBaseInfoSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11393,6 +11880,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11412,6 +11901,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -11432,6 +11923,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1001, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11450,7 +11943,10 @@ export interface operations {
     preventTicketBaseInfoHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11463,6 +11959,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11482,6 +11980,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -11502,6 +12002,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11520,7 +12022,10 @@ export interface operations {
     preventTicketBaseInfoAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11533,6 +12038,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11551,7 +12058,10 @@ export interface operations {
     preventTicketBaseInfoAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11564,6 +12074,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11583,6 +12095,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11598,6 +12112,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11617,6 +12133,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11632,6 +12150,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1007. 1002 schema or cross-field violation (`msg` names the field and the rule); 1003 id already used; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11651,6 +12171,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11666,6 +12188,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004, 1007. 1002 schema or cross-field violation; 1004 no live record with this id; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11685,6 +12209,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11700,6 +12226,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1012, 1007. 1002 bad body; 1012 live attachments still name it (delete them first); 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11718,7 +12246,10 @@ export interface operations {
     preventTrainBaseInfoGetById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11731,6 +12262,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body; 1004 no live record with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11749,7 +12282,10 @@ export interface operations {
     preventTrainBaseInfoList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11762,6 +12298,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11780,7 +12318,10 @@ export interface operations {
     preventTrainBaseInfoSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11793,6 +12334,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 unknown field or operator, bad value, or bad page parameters. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11812,6 +12355,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -11832,6 +12377,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1005, 1007. 0 the batch was processed (see `data.failed` for items that were not stored: per-item codes 1002, 1003); 1002 malformed body; 1005 empty list or more than 500 items; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11850,7 +12397,10 @@ export interface operations {
     preventTrainBaseInfoHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11863,6 +12413,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 the id never existed. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11882,6 +12434,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
@@ -11902,6 +12456,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1003, 1006, 1007. 1002 bad body, type not proven by the bytes, invalid base64 or file too large; 1003 attachment id used before; 1006 no live record `recordId`; 1007 Idempotency-Key reused with a different body. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11920,7 +12476,10 @@ export interface operations {
     preventTrainBaseInfoAttachmentList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11933,6 +12492,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002. 1002 bad body (or, on the park edition, several enterprises hold the record and `companyCode` is missing). */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11951,7 +12512,10 @@ export interface operations {
     preventTrainBaseInfoAttachmentGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11964,6 +12528,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1004. 1002 bad body (or, on the park edition, several enterprises hold the id and `companyCode` is missing); 1004 no live attachment with this id. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11983,6 +12549,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11998,6 +12566,8 @@ export interface operations {
             /** @description Answers HTTP 200 with business code 0, 1002, 1007. 1002 bad body; 1007 Idempotency-Key reused with a different body. A missing or already deleted id is a success. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,8 @@
-// The one error type and the envelope, imported by every layer and importing nothing: anything may
-// throw a BusinessError(code, message); the error handler (http/plugins/envelope.ts) turns it, and
-// every other error, Fastify's own included, into the response envelope.
+// The one error type and the envelope, imported by every layer and importing only the messages:
+// anything may throw a BusinessError(code, message); the error handler (http/plugins/envelope.ts)
+// turns it, and every other error, Fastify's own included, into the response envelope, whose `msg`
+// is the message rendered in the request's language (messages/).
+import { english, type Message, message } from './messages/message.ts'
 
 /** Business codes, listed once (the document's table of codes). */
 export const Code = {
@@ -45,21 +47,25 @@ export function statusOf(code: BusinessCode): number {
   return httpStatus[code] ?? 200
 }
 
+/** A refusal: its code, and its message (an id and parameters); `message` is its English text, for the log. */
 export class BusinessError extends Error {
   readonly code: BusinessCode
-  constructor(code: BusinessCode, message: string) {
-    super(message)
+  readonly msg: Message
+  constructor(code: BusinessCode, msg: Message) {
+    super(english(msg))
     this.code = code
+    this.msg = msg
   }
 }
 
 /** 1002 naming `companyCode`: on the park several enterprises hold `what` and the caller named none. */
-export function severalEnterprises(what: string): BusinessError {
-  return new BusinessError(Code.badParameter, `companyCode: several enterprises hold ${what}; name the companyCode`)
+export function severalEnterprises(what: string | Message): BusinessError {
+  return new BusinessError(Code.badParameter, message('severalEnterprises', { what }))
 }
 
+/** The answer; `msg` is text once written, a message until then (rendered in the request's language). */
 export interface Envelope<T = unknown> {
-  msg: string
+  msg: string | Message
   code: BusinessCode
   data: T | null
   success: boolean
@@ -69,8 +75,9 @@ export function success<T>(data: T | null = null): Envelope<T> {
   return { msg: '', code: Code.ok, data, success: true }
 }
 
-export function failure(code: BusinessCode, msg: string): Envelope<never> {
+export function failure(code: BusinessCode, msg: Message): Envelope<never> {
   return { msg, code, data: null, success: false }
 }
 
-export const GENERIC_BUSY_MESSAGE = 'system busy, please retry later'
+/** The English text of the generic failure, as an add-batch item's `reason` carries it. */
+export const GENERIC_BUSY_MESSAGE = english(message('systemBusy'))

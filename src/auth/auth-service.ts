@@ -10,6 +10,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { Prisma } from '../store/database.ts'
 import { AUTH_CHANNEL, type AuthState, roleOf, type UserState } from './auth-state.ts'
 import { hashIsOutdated, hashPassword, UNKNOWN_USER_HASH, verifyPassword } from './passwords.ts'
+import { message } from '../messages/message.ts'
 
 export const LOGIN_TOKEN_SECONDS = 30 * 24 * 3600
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600
@@ -79,13 +80,12 @@ export class AuthService {
         ? this.jwt.verify<TokenClaims>(token, { ...this.verifyOptions, clockTimestamp: this.clock() })
         : this.jwt.verify<TokenClaims>(token)
     } catch {
-      throw new BusinessError(Code.badToken, 'token expired or invalid')
+      throw new BusinessError(Code.badToken, message('tokenInvalid'))
     }
-    if (claims.typ !== kind || typeof claims.sid !== 'string')
-      throw new BusinessError(Code.badToken, 'token of the wrong kind for this operation')
+    if (claims.typ !== kind || typeof claims.sid !== 'string') throw new BusinessError(Code.badToken, message('tokenWrongKind'))
     const user = typeof claims.sub === 'string' ? this.state.userById(claims.sub) : undefined
     if (!user || !user.enabled || user.tokenGeneration !== claims.gen || this.state.isRevoked(claims.sid)) {
-      throw new BusinessError(Code.badToken, 'token expired or invalid')
+      throw new BusinessError(Code.badToken, message('tokenInvalid'))
     }
     return {
       userId: user.id,
@@ -101,7 +101,7 @@ export class AuthService {
   async login(userName: string, password: string): Promise<{ token: string; refresh_token: string; expires_in: number }> {
     const user = await this.prisma.appUser.findUnique({ where: { userName } })
     const matches = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH)
-    if (!user || !matches || !user.enabled) throw new BusinessError(Code.loginFailed, 'wrong user name or password')
+    if (!user || !matches || !user.enabled) throw new BusinessError(Code.loginFailed, message('loginFailed'))
     if (hashIsOutdated(user.passwordHash)) await this.storeAtTodaysCost(user.id, user.passwordHash, password)
     const sid = randomUUID()
     return {
@@ -124,7 +124,7 @@ export class AuthService {
   refresh(caller: Caller): { access_token: string; refresh_token: string; expires_in: number } {
     const user = this.state.userById(caller.userId)
     // Authentication found the user a moment ago; removed since, the token is of nobody.
-    if (!user) throw new BusinessError(Code.badToken, 'token expired or invalid')
+    if (!user) throw new BusinessError(Code.badToken, message('tokenInvalid'))
     return {
       access_token: this.sign(caller.userId, 'access', caller.sid, user.tokenGeneration, REFRESHED_ACCESS_SECONDS),
       refresh_token: caller.token,
@@ -167,13 +167,13 @@ export class AuthService {
       }),
       this.notify(),
     ])
-    if (created[0].count === 0) throw new BusinessError(Code.duplicateUnique, `userName already exists: ${input.userName}`)
+    if (created[0].count === 0) throw new BusinessError(Code.duplicateUnique, message('userNameExists', { userName: input.userName }))
     await this.state.reload()
   }
 
   async updateUser(input: { userName: string; password?: string; role?: Role; companyCode?: string; enabled?: boolean }): Promise<void> {
     const current = this.state.user(input.userName) ?? (await this.prisma.appUser.findUnique({ where: { userName: input.userName } }))
-    if (!current) throw new BusinessError(Code.notFound, `user not found: ${input.userName}`)
+    if (!current) throw new BusinessError(Code.notFound, message('userNotFound', { userName: input.userName }))
     const role = input.role ?? (current.role as Role)
     // An enterprise account keeps its companyCode unless another is given; other roles have none.
     const companyCode = checkCompanyCode(
@@ -202,7 +202,7 @@ export class AuthService {
 
   async deleteUser(userName: string): Promise<void> {
     const current = this.state.user(userName)
-    if (!current) throw new BusinessError(Code.notFound, `user not found: ${userName}`)
+    if (!current) throw new BusinessError(Code.notFound, message('userNotFound', { userName }))
     if (current.role === 'admin') await this.keepOneAdmin(userName)
     await this.prisma.$transaction([this.prisma.appUser.deleteMany({ where: { userName } }), this.notify()])
     await this.state.reload()
@@ -224,7 +224,7 @@ export class AuthService {
   /** Refuses to demote, disable or delete the last enabled admin: nobody could administer users then. */
   private async keepOneAdmin(userName: string): Promise<void> {
     const others = await this.prisma.appUser.count({ where: { role: 'admin', enabled: true, userName: { not: userName } } })
-    if (others === 0) throw new BusinessError(Code.badParameter, `userName: ${userName} is the last enabled admin and must stay one`)
+    if (others === 0) throw new BusinessError(Code.badParameter, message('lastAdmin', { userName }))
   }
 
   private notify() {
@@ -240,10 +240,9 @@ export class AuthService {
 /** An `enterprise` account is bound to one companyCode; no other role has one (1002 naming the field). */
 function checkCompanyCode(role: Role, companyCode: string | undefined): string | null {
   if (role === 'enterprise') {
-    if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required for role enterprise')
+    if (companyCode === undefined) throw new BusinessError(Code.badParameter, message('companyCodeForEnterprise'))
     return companyCode
   }
-  if (companyCode !== undefined)
-    throw new BusinessError(Code.badParameter, `companyCode: only an enterprise account has one, not role ${role}`)
+  if (companyCode !== undefined) throw new BusinessError(Code.badParameter, message('companyCodeNotForRole', { role }))
   return null
 }

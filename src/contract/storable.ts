@@ -10,17 +10,18 @@
 //   with a four-digit year, so an instant must land in years 0001..9999 in every zone: its UTC time
 //   between 0001-01-02 and 9999-12-30. Offsets beyond ±15:59 are refused by PostgreSQL.
 // - Dates: PostgreSQL has no year 0.
+import { type Message, message } from '../messages/message.ts'
 
 /** Why a string cannot be stored as text, or undefined when it can. */
-export function textProblem(value: string): string | undefined {
-  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)'
-  if (!value.isWellFormed()) return 'must not contain a lone UTF-16 surrogate (not Unicode text)'
+export function textProblem(value: string): Message | undefined {
+  if (value.includes('\u0000')) return message('textNul')
+  if (!value.isWellFormed()) return message('textSurrogate')
   return undefined
 }
 
 /** Why an integer cannot be kept exactly, or undefined when it can. */
-export function integerProblem(value: number): string | undefined {
-  return Number.isSafeInteger(value) ? undefined : `must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`
+export function integerProblem(value: number): Message | undefined {
+  return Number.isSafeInteger(value) ? undefined : message('integerUnsafe', { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })
 }
 
 export const EARLIEST_INSTANT = '0001-01-02T00:00:00Z'
@@ -51,18 +52,19 @@ export function instantSeconds(value: string): number | undefined {
  * Why an instant of RFC 3339's grammar cannot be stored and written back, or undefined when it can.
  * (Its syntax is the `date-time` format's business; a string of another grammar passes here.)
  */
-export function instantProblem(value: string): string | undefined {
+export function instantProblem(value: string): Message | undefined {
   const seconds = instantSeconds(value)
   if (seconds === undefined) return undefined
   const offset = /([+-])(\d{2}):(\d{2})$/.exec(value)
-  if (offset && Number(offset[2]) * 60 + Number(offset[3]) > MAX_OFFSET_MINUTES) return 'offset must be within -15:59..+15:59'
-  if (seconds * 1000 < EARLIEST_MS || seconds * 1000 >= LATEST_MS) return `must be between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}`
+  if (offset && Number(offset[2]) * 60 + Number(offset[3]) > MAX_OFFSET_MINUTES) return message('offsetRange')
+  if (seconds * 1000 < EARLIEST_MS || seconds * 1000 >= LATEST_MS)
+    return message('between', { earliest: EARLIEST_INSTANT, latest: LATEST_INSTANT })
   return undefined
 }
 
 /** Why a syntactically valid date cannot be stored, or undefined when it can. */
-export function dateProblem(value: string): string | undefined {
-  return /^0000-/.test(value) ? 'must be between 0001-01-01 and 9999-12-31' : undefined
+export function dateProblem(value: string): Message | undefined {
+  return /^0000-/.test(value) ? message('between', { earliest: '0001-01-01', latest: '9999-12-31' }) : undefined
 }
 
 /** True when `value` is an instant PostgreSQL can hold and the service can write back. */
@@ -80,7 +82,7 @@ export function isStorableDate(value: string): boolean {
  * stored: a string, or an object key, that is not storable text, or a number that is not finite.
  * For values whose schema says nothing of their shape (a search condition's `value`).
  */
-export function findUnstorable(value: unknown): { path: string; problem: string } | undefined {
+export function findUnstorable(value: unknown): { path: string; problem: Message } | undefined {
   const stack: [unknown, string][] = [[value, '']]
   while (stack.length > 0) {
     const [current, path] = stack.pop()!
@@ -88,7 +90,7 @@ export function findUnstorable(value: unknown): { path: string; problem: string 
       const problem = textProblem(current)
       if (problem) return { path, problem }
     } else if (typeof current === 'number') {
-      if (!Number.isFinite(current)) return { path, problem: 'must be a finite number' }
+      if (!Number.isFinite(current)) return { path, problem: message('numberNotFinite') }
     } else if (Array.isArray(current)) {
       for (let index = current.length - 1; index >= 0; index--) stack.push([current[index], `${path}/${index}`])
     } else if (current !== null && typeof current === 'object') {
@@ -96,7 +98,7 @@ export function findUnstorable(value: unknown): { path: string; problem: string 
       for (let index = entries.length - 1; index >= 0; index--) {
         const [key, child] = entries[index]
         const problem = textProblem(key)
-        if (problem) return { path, problem: `a key ${problem}` }
+        if (problem) return { path, problem: message('keyProblem', { problem }) }
         stack.push([child, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`])
       }
     }

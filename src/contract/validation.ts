@@ -6,6 +6,7 @@ import Ajv2020Module, { type AnySchemaObject, type ErrorObject } from 'ajv/dist/
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js'
 import addFormatsModule from 'ajv-formats'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
+import { english, isMessage, type Message, message } from '../messages/message.ts'
 import { dateProblem, findUnstorable, instantProblem, instantSeconds, integerProblem, textProblem } from './storable.ts'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
@@ -69,7 +70,7 @@ const STORABLE = 'x-storable'
 
 /** The storable rule of one value, as an Ajv keyword (errors carry the path inside a value of any shape). */
 const storable: SchemaValidateFunction = (_enabled, data, parentSchema, context) => {
-  let problem: string | undefined
+  let problem: Message | undefined
   let at = ''
   if (typeof data === 'string') {
     problem =
@@ -83,7 +84,10 @@ const storable: SchemaValidateFunction = (_enabled, data, parentSchema, context)
     if (found) [at, problem] = [found.path, found.problem]
   }
   if (!problem) return true
-  storable.errors = [{ keyword: STORABLE, instancePath: `${context?.instancePath ?? ''}${at}`, params: {}, message: problem }]
+  // The problem is a message, for the caller's language; Ajv's own `message` is its English.
+  storable.errors = [
+    { keyword: STORABLE, instancePath: `${context?.instancePath ?? ''}${at}`, params: { problem }, message: english(problem) },
+  ]
   return false
 }
 
@@ -164,43 +168,96 @@ function fieldPath(instancePath: string, prefix: string): string {
   return path
 }
 
-function describe(error: ErrorObject, prefix: string): string {
+function describe(error: ErrorObject, prefix: string): Message {
   const at = fieldPath(error.instancePath, prefix)
   const join = (name: string) => (at ? `${at}.${name}` : name)
   switch (error.keyword) {
     case 'required':
-      return `${join(error.params.missingProperty)}: required`
+      return message('required', { field: join(error.params.missingProperty) })
     case 'additionalProperties':
-      return `${join(error.params.additionalProperty)}: unknown field`
+      return message('unknownField', { field: join(error.params.additionalProperty) })
     // A schema composed with allOf closes itself with unevaluatedProperties (openapi/src/, "The contract").
     case 'unevaluatedProperties':
-      return `${join(error.params.unevaluatedProperty)}: unknown field`
+      return message('unknownField', { field: join(error.params.unevaluatedProperty) })
     case 'enum':
-      return `${at}: must be one of ${(error.params.allowedValues as unknown[]).filter((value) => value !== null).join(', ')}`
+      return message('enumOneOf', { at, values: (error.params.allowedValues as unknown[]).filter((value) => value !== null).join(', ') })
     case 'const':
-      return `${at}: must be ${JSON.stringify(error.params.allowedValue)}`
+      return message('constMustBe', { at, value: JSON.stringify(error.params.allowedValue) })
     case 'format':
-      return `${at}: must be a valid ${error.params.format === 'date-time' ? 'ISO 8601 instant with offset (2026-11-21T13:02:35+08:00)' : error.params.format === 'date' ? 'date (YYYY-MM-DD)' : error.params.format}`
+      return error.params.format === 'date-time'
+        ? message('formatInstant', { at })
+        : error.params.format === 'date'
+          ? message('formatDate', { at })
+          : message('formatOther', { at, format: String(error.params.format) })
     case 'pattern':
-      return `${at}: must match the pattern ${error.params.pattern}`
+      return message('pattern', { at, pattern: String(error.params.pattern) })
     default:
-      return `${at || 'body'}: ${error.message}`
+      return ruleBroken(error, at || 'body')
   }
 }
 
+/** Ajv's other rules, each in the catalogue with Ajv's own English; a rule not there keeps Ajv's text. */
+function ruleBroken(error: ErrorObject, at: string): Message {
+  const { params } = error
+  const said = ((): Message | undefined => {
+    switch (error.keyword) {
+      case STORABLE:
+        return isMessage(params.problem) ? message('unstorable', { at, problem: params.problem }) : undefined
+      case 'type':
+        return message('type', { at, type: String(params.type) })
+      case 'maxLength':
+      case 'minLength':
+      case 'maxItems':
+      case 'minItems':
+      case 'maxProperties':
+      case 'minProperties':
+      case 'maximum':
+      case 'minimum':
+      case 'exclusiveMaximum':
+      case 'exclusiveMinimum':
+        return message(error.keyword, { at, limit: String(params.limit) })
+      case 'multipleOf':
+        return message('multipleOf', { at, limit: String(params.multipleOf) })
+      case 'uniqueItems':
+        return message('uniqueItems', { at, i: String(params.i), j: String(params.j) })
+      case 'not':
+        return message('notAllowed', { at })
+      case 'oneOf':
+        return message('oneOfSchemas', { at })
+      case 'anyOf':
+        return message('anyOfSchemas', { at })
+      default:
+        return undefined
+    }
+  })()
+  // The English text is Ajv's, exactly: where the catalogue's would differ, Ajv's is kept in both languages.
+  const ajvText = `${at}: ${error.message}`
+  return said && english(said) === ajvText ? said : message('otherRule', { at, rule: String(error.message) })
+}
+
 /** The `msg` of a 1002: the fields and the rules they broke, most specific first. */
-export function describeErrors(errors: ErrorObject[] | null | undefined, prefix = ''): string {
+export function describeProblems(errors: ErrorObject[] | null | undefined, prefix = ''): Message {
   // Wrappers (oneOf/anyOf of a value or null) repeat what their branches said.
   const specific = (errors ?? []).filter((error) => !['oneOf', 'anyOf', 'if'].includes(error.keyword))
   const chosen = specific.length > 0 ? specific : (errors ?? [])
   // Within a `T | null` union, prefer the branch about T over "must be null".
-  const messages = [
-    ...new Set(
-      chosen.filter((error) => !(error.keyword === 'type' && error.params.type === 'null')).map((error) => describe(error, prefix)),
-    ),
-  ]
-  const list = messages.length > 0 ? messages : chosen.map((error) => describe(error, prefix))
-  return list.slice(0, 5).join('; ') || 'invalid request'
+  const unique = (list: ErrorObject[]) => {
+    const byText = new Map<string, Message>()
+    for (const error of list) {
+      const said = describe(error, prefix)
+      const text = english(said)
+      if (!byText.has(text)) byText.set(text, said)
+    }
+    return [...byText.values()]
+  }
+  const problems = unique(chosen.filter((error) => !(error.keyword === 'type' && error.params.type === 'null')))
+  const list = problems.length > 0 ? problems : chosen.map((error) => describe(error, prefix))
+  return list.length === 0 ? message('invalidRequest') : list.length === 1 ? list[0] : message('problems', { list: list.slice(0, 5) })
+}
+
+/** The English text of describeProblems: what an add-batch item's `reason` carries. */
+export function describeErrors(errors: ErrorObject[] | null | undefined, prefix = ''): string {
+  return english(describeProblems(errors, prefix))
 }
 
 /** True when the body itself is not a JSON object (array, string, number, missing): 400/1000. */

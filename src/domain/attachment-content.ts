@@ -3,6 +3,7 @@
 // the name or the declared type alone. Pure functions; every refusal is 1002 naming the field.
 import { createHash } from 'node:crypto'
 import { BusinessError, Code } from '../errors.ts'
+import { type Message, message } from '../messages/message.ts'
 
 export const ATTACHMENT_TYPES = ['image/png', 'image/jpeg', 'application/pdf'] as const
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number]
@@ -23,19 +24,18 @@ export interface DecodedAttachment {
 export function decodeAttachment(body: { fileName: string; contentType: string; content: string }, maxBytes: number): DecodedAttachment {
   checkFileName(body.fileName)
   const type = SIGNATURES[body.contentType as AttachmentType]
-  if (!type) throw bad(`contentType: must be one of ${ATTACHMENT_TYPES.join(', ')}`)
+  if (!type) throw bad(message('contentTypeOneOf', { types: ATTACHMENT_TYPES.join(', ') }))
   // Checked before decoding: a body far beyond the limit is not decoded at all.
   if (body.content.length > Math.ceil(maxBytes / 3) * 4) throw tooLarge(maxBytes)
   const content = decodeBase64(body.content)
   if (content.length > maxBytes) throw tooLarge(maxBytes)
   if (content.length < type.magic.length || !content.subarray(0, type.magic.length).equals(type.magic)) {
-    throw bad(`content: not a ${type.name} file (contentType ${body.contentType}); the bytes decide the type`)
+    throw bad(message('contentNotOfType', { kind: type.name, contentType: body.contentType }))
   }
   const extension = /\.([^.]+)$/.exec(body.fileName)?.[1]?.toLowerCase()
   if (extension !== undefined && !type.extensions.includes(extension)) {
-    throw bad(
-      `fileName: extension .${extension} does not fit ${body.contentType} (expected ${type.extensions.map((e) => `.${e}`).join(', ')})`,
-    )
+    const expected = type.extensions.map((e) => `.${e}`).join(', ')
+    throw bad(message('fileNameExtension', { extension, contentType: body.contentType, expected }))
   }
   return { content, sha256: createHash('sha256').update(content).digest('hex') }
 }
@@ -43,25 +43,24 @@ export function decodeAttachment(body: { fileName: string; contentType: string; 
 /** Strict base64 (RFC 4648, with padding, no whitespace): the text must be the canonical encoding of its bytes. */
 export function decodeBase64(text: string): Buffer {
   const content = Buffer.from(text, 'base64')
-  if (text.length % 4 !== 0 || content.toString('base64') !== text)
-    throw bad('content: not valid base64 (RFC 4648, padded, no line breaks)')
+  if (text.length % 4 !== 0 || content.toString('base64') !== text) throw bad(message('contentNotBase64'))
   return content
 }
 
 export function checkFileName(fileName: string): void {
   // Characters are code points, as the schema's maxLength counts them: an emoji is one, not two UTF-16 units.
   const characters = [...fileName].length
-  if (characters < 1 || characters > 255) throw bad('fileName: must be 1 to 255 characters')
-  if (/[/\\]/.test(fileName)) throw bad('fileName: must not contain a path separator (/ or \\)')
+  if (characters < 1 || characters > 255) throw bad(message('fileNameLength'))
+  if (/[/\\]/.test(fileName)) throw bad(message('fileNameSeparator'))
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(fileName)) throw bad('fileName: must not contain control characters')
-  if (fileName === '.' || fileName === '..') throw bad('fileName: must name a file')
+  if (/[\u0000-\u001f\u007f]/.test(fileName)) throw bad(message('fileNameControl'))
+  if (fileName === '.' || fileName === '..') throw bad(message('fileNameNotAFile'))
 }
 
 function tooLarge(maxBytes: number): BusinessError {
-  return bad(`content: larger than the limit of ${maxBytes} bytes decoded (ATTACHMENT_MAX_BYTES)`)
+  return bad(message('contentTooLarge', { limit: maxBytes }))
 }
 
-function bad(message: string): BusinessError {
-  return new BusinessError(Code.badParameter, message)
+function bad(said: Message): BusinessError {
+  return new BusinessError(Code.badParameter, said)
 }

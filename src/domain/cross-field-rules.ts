@@ -3,12 +3,13 @@
 // A rule declares the fields it reads, so an update touching none of them skips the merged check.
 
 import { instantSeconds } from '../contract/storable.ts'
+import { type Message, message } from '../messages/message.ts'
 
 export type RecordValues = Record<string, unknown>
 
 export interface CrossFieldRule {
   fields: readonly string[]
-  check(record: RecordValues): string | undefined
+  check(record: RecordValues): Message | undefined
 }
 
 const isSet = (value: unknown): boolean => value !== null && value !== undefined && value !== ''
@@ -30,7 +31,7 @@ export function endAfterStart(start: string, end: string): CrossFieldRule {
       const from = record[start]
       const to = record[end]
       if (!isSet(from) || !isSet(to)) return undefined
-      return secondOf(to) > secondOf(from) ? undefined : `${end}: must be after ${start}`
+      return secondOf(to) > secondOf(from) ? undefined : message('endAfterStart', { end, start })
     },
   }
 }
@@ -74,7 +75,7 @@ export function thresholdOrder(order: readonly string[]): CrossFieldRule {
         const lower = set[i - 1]
         const upper = set[i]
         if (compareDecimals(String(record[lower]), String(record[upper])) > 0) {
-          return `${lower}, ${upper}: ${lower} (${record[lower]}) must not be greater than ${upper} (${record[upper]})`
+          return message('thresholdOrder', { lower, upper, lowerValue: String(record[lower]), upperValue: String(record[upper]) })
         }
       }
       return undefined
@@ -85,7 +86,7 @@ export function thresholdOrder(order: readonly string[]): CrossFieldRule {
 /** `fields` are required when `when(record)` holds: each must have a value (blank text is none). */
 export function requiredWhen(
   fields: readonly string[],
-  condition: string,
+  condition: Message,
   reads: readonly string[],
   when: (record: RecordValues) => boolean,
 ): CrossFieldRule {
@@ -94,7 +95,7 @@ export function requiredWhen(
     check(record) {
       if (!when(record)) return undefined
       const missing = fields.filter((field) => !hasValue(record[field]))
-      return missing.length === 0 ? undefined : `${missing.join(', ')}: required when ${condition}`
+      return missing.length === 0 ? undefined : message('requiredWhen', { fields: missing.join(', '), condition })
     },
   }
 }
@@ -105,7 +106,7 @@ export const classifyPrefix: CrossFieldRule = {
     const { classify1, classify2 } = record
     if (!isSet(classify2)) return undefined
     if (String(classify2).split('-')[0] === classify1) return undefined
-    return `classify1, classify2: the prefix of classify2 (${classify2}) must equal classify1 (${classify1 ?? 'not set'})`
+    return message('classifyPrefix', { classify2: String(classify2), classify1: classify1 == null ? message('notSet') : String(classify1) })
   },
 }
 
@@ -118,20 +119,15 @@ export const workLevelForType: CrossFieldRule = {
     const { workType, workLevel } = record
     const levels = WORK_LEVELS[String(workType)]
     if (!isSet(workLevel)) return undefined
-    if (!levels)
-      return `workType, workLevel: workLevel is only for hot work (1), work at height (4) and lifting (5), not workType ${workType}`
-    if (!levels.includes(String(workLevel)))
-      return `workType, workLevel: workLevel of workType ${workType} must be one of ${levels.join(', ')}`
+    if (!levels) return message('workLevelNotForType', { workType: String(workType) })
+    if (!levels.includes(String(workLevel))) return message('workLevelOfType', { workType: String(workType), levels: levels.join(', ') })
     return undefined
   },
 }
 
 /** A hot work, work at height or lifting ticket says its level; an update that changes workType is checked again. */
-export const workLevelRequired: CrossFieldRule = requiredWhen(
-  ['workLevel'],
-  'workType is 1 (hot work), 4 (work at height) or 5 (lifting)',
-  ['workType'],
-  (record) => Object.hasOwn(WORK_LEVELS, String(record.workType)),
+export const workLevelRequired: CrossFieldRule = requiredWhen(['workLevel'], message('whenLeveledWork'), ['workType'], (record) =>
+  Object.hasOwn(WORK_LEVELS, String(record.workType)),
 )
 
 export const passNotAboveParticipants: CrossFieldRule = {
@@ -139,8 +135,6 @@ export const passNotAboveParticipants: CrossFieldRule = {
   check(record) {
     const { passCount, participantCount } = record
     if (!isSet(passCount) || !isSet(participantCount)) return undefined
-    return Number(passCount) <= Number(participantCount)
-      ? undefined
-      : 'passCount, participantCount: passCount must not exceed participantCount'
+    return Number(passCount) <= Number(participantCount) ? undefined : message('passAboveParticipants')
   },
 }

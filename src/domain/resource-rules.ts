@@ -16,22 +16,35 @@ import {
   workLevelRequired,
 } from './cross-field-rules.ts'
 import { checkTransition } from './state-machine.ts'
+import { message } from '../messages/message.ts'
+
+const whenIs = (field: string, value: string) => message('whenIs', { field, value })
 
 const RULES: Record<string, readonly CrossFieldRule[]> = {
   monitorEquip: [thresholdOrder(['rangeMin', 'twoLevelLow', 'oneLevelLow', 'oneLevelHigh', 'twoLevelHigh', 'rangeMax'])],
   riskMeasures: [classifyPrefix],
   troubleshootTask: [
-    requiredWhen(['workStartTime', 'workEndTime'], 'checkCycleUnit is 小时', ['checkCycleUnit'], (r) => r.checkCycleUnit === '小时'),
-    requiredWhen(['taskNum'], 'workType is not 0', ['workType'], (r) => r.workType != null && r.workType !== '0'),
+    requiredWhen(
+      ['workStartTime', 'workEndTime'],
+      whenIs('checkCycleUnit', '小时'),
+      ['checkCycleUnit'],
+      (r) => r.checkCycleUnit === '小时',
+    ),
+    requiredWhen(
+      ['taskNum'],
+      message('whenIsNot', { field: 'workType', value: '0' }),
+      ['workType'],
+      (r) => r.workType != null && r.workType !== '0',
+    ),
   ],
   troubleshootInfo: [
-    requiredWhen(['checkAcceptPerson', 'checkAcceptTime'], 'dangerState is 9', ['dangerState'], (r) => r.dangerState === '9'),
+    requiredWhen(['checkAcceptPerson', 'checkAcceptTime'], whenIs('dangerState', '9'), ['dangerState'], (r) => r.dangerState === '9'),
   ],
   ticketBaseInfo: [
     endAfterStart('planStartTime', 'planEndTime'),
     workLevelForType,
     workLevelRequired,
-    requiredWhen(['contractorOrg'], 'isContractorWork is 1', ['isContractorWork'], (r) => r.isContractorWork === '1'),
+    requiredWhen(['contractorOrg'], whenIs('isContractorWork', '1'), ['isContractorWork'], (r) => r.isContractorWork === '1'),
   ],
   trainBaseInfo: [endAfterStart('trainStartTime', 'trainEndTime'), passNotAboveParticipants],
 }
@@ -44,8 +57,8 @@ export function rulesOf(resource: Pick<ResourceDef, 'key'>): readonly CrossField
 /** A whole record against the resource's cross-field rules: 1002 naming the fields of the first it breaks. */
 export function checkRecord(resource: Pick<ResourceDef, 'key'>, record: RecordValues): void {
   for (const rule of rulesOf(resource)) {
-    const message = rule.check(record)
-    if (message) throw new BusinessError(Code.badParameter, message)
+    const broken = rule.check(record)
+    if (broken) throw new BusinessError(Code.badParameter, broken)
   }
 }
 

@@ -7,6 +7,7 @@ import { BusinessError, Code } from '../errors.ts'
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import { decodeCursor, type SortKey } from '../store/cursor.ts'
 import type { Comparison, Condition, SearchQuery } from '../store/resource-sql.ts'
+import { type Message, message } from '../messages/message.ts'
 
 /** A search as the caller sends it (the document's search body; list sends pageNum and pageSize only). */
 export interface SearchRequest {
@@ -33,14 +34,13 @@ export function validSearch(resource: Pick<ResourceDef, 'fields' | 'computed'>, 
   const computed = new Set((resource.computed ?? []).map((field) => field.name))
   const field = (name: string, at: string): FieldDef => {
     const found = fields.get(name)
-    if (!found) throw new BusinessError(Code.badParameter, `${at}.field: unknown field ${name}`)
+    if (!found) throw new BusinessError(Code.badParameter, message('searchUnknownField', { at, name }))
     return found
   }
   // In this order: the order's fields, the cursor (which must fit the order), then the conditions.
   const keys = (request.orderBy ?? []).map(({ field: name, direction }): SortKey => {
     const { kind } = field(name, 'orderBy')
-    if (computed.has(name))
-      throw new BusinessError(Code.badParameter, `orderBy.field: ${name} is computed as of the read; it orders nothing`)
+    if (computed.has(name)) throw new BusinessError(Code.badParameter, message('computedOrdersNothing', { field: name }))
     return { name, kind, desc: direction === 'desc', nullable: true }
   })
   // Without orderBy, list's order (the newest write first); ties broken by id ascending (then, on the
@@ -52,7 +52,7 @@ export function validSearch(resource: Pick<ResourceDef, 'fields' | 'computed'>, 
   const conditions = (request.conditions ?? []).map((condition, index) => {
     const at = `conditions[${index}]`
     if (computed.has(condition.field) && condition.op !== 'eq') {
-      throw new BusinessError(Code.badParameter, `${at}.op: ${condition.field} is computed as of the read; it takes eq only`)
+      throw new BusinessError(Code.badParameter, message('computedEqOnly', { at, field: condition.field }))
     }
     return validCondition(field(condition.field, at), condition, at)
   })
@@ -62,17 +62,17 @@ export function validSearch(resource: Pick<ResourceDef, 'fields' | 'computed'>, 
 function validCondition(field: FieldDef, condition: { op: string; value?: unknown }, at: string): Condition {
   const { op, value } = condition
   if (op === 'isNull') {
-    if (typeof value !== 'boolean') throw new BusinessError(Code.badParameter, `${at}.value: must be true or false for isNull`)
+    if (typeof value !== 'boolean') throw new BusinessError(Code.badParameter, message('searchIsNull', { at }))
     return { op, field, value }
   }
   if (op === 'like') {
-    if (field.kind !== 'string') throw new BusinessError(Code.badParameter, `${at}.op: like applies to text fields only, not ${field.name}`)
-    if (typeof value !== 'string') throw new BusinessError(Code.badParameter, `${at}.value: must be a string for like`)
+    if (field.kind !== 'string') throw new BusinessError(Code.badParameter, message('searchLikeText', { at, field: field.name }))
+    if (typeof value !== 'string') throw new BusinessError(Code.badParameter, message('searchLikeValue', { at }))
     return { op, field, value }
   }
   if (op === 'in') {
     if (!Array.isArray(value) || value.length === 0 || value.length > IN_LIMIT) {
-      throw new BusinessError(Code.badParameter, `${at}.value: must be an array of 1 to ${IN_LIMIT} values for in`)
+      throw new BusinessError(Code.badParameter, message('searchInValue', { at, limit: IN_LIMIT }))
     }
     for (const [i, item] of value.entries()) checkValue(field, item, `${at}.value[${i}]`)
     return { op, field, value }
@@ -81,7 +81,7 @@ function validCondition(field: FieldDef, condition: { op: string; value?: unknow
     checkValue(field, value, `${at}.value`)
     return { op, field, value }
   }
-  throw new BusinessError(Code.badParameter, `${at}.op: unknown operator ${op}`)
+  throw new BusinessError(Code.badParameter, message('searchUnknownOperator', { at, op }))
 }
 
 function isComparison(op: string): op is Comparison {
@@ -104,15 +104,16 @@ const FITS: Record<FieldDef['kind'], (value: unknown) => boolean> = {
   boolean: (value) => typeof value === 'boolean',
 }
 
-const EXPECTED: Record<FieldDef['kind'], string> = {
-  string: 'a string',
-  number: 'a number',
-  integer: `an integer from ${INTEGER_MIN} to ${INTEGER_MAX}`,
-  instant: 'an ISO 8601 instant with offset',
-  date: 'a date YYYY-MM-DD',
-  boolean: 'true or false',
+const EXPECTED: Record<FieldDef['kind'], Message> = {
+  string: message('kindString'),
+  number: message('kindNumber'),
+  integer: message('kindInteger', { min: INTEGER_MIN, max: INTEGER_MAX }),
+  instant: message('kindInstant'),
+  date: message('kindDate'),
+  boolean: message('kindBoolean'),
 }
 
 function checkValue(field: FieldDef, value: unknown, at: string): void {
-  if (!FITS[field.kind](value)) throw new BusinessError(Code.badParameter, `${at}: must be ${EXPECTED[field.kind]} for ${field.name}`)
+  if (!FITS[field.kind](value))
+    throw new BusinessError(Code.badParameter, message('searchValue', { at, expected: EXPECTED[field.kind], field: field.name }))
 }

@@ -48,6 +48,7 @@ import { Housekeeping } from '../store/housekeeping.ts'
 import { migrate, type MigrationEdition } from '../store/migrate.ts'
 import { ResourceStore } from '../store/resource-store.ts'
 import { SyncStore } from '../store/sync-store.ts'
+import { message } from '../messages/message.ts'
 
 export interface AppOptions {
   config: Config
@@ -289,7 +290,7 @@ function operationHandlers(
 /** An operation the document binds (`x-edition`) to another edition than this one: 403 for every role, before its body is read. */
 function servedElsewhere(operationId: string, policy: OperationPolicy, edition: string): BusinessError | undefined {
   if (policy.edition === undefined || policy.edition === edition) return undefined
-  return new BusinessError(Code.forbidden, `permission denied: ${operationId} is served by the ${policy.edition} edition`)
+  return new BusinessError(Code.forbidden, message('servedByEdition', { operationId, edition: policy.edition }))
 }
 
 /** The HTTP concerns every request walks through before its operation, in their order. */

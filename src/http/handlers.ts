@@ -16,6 +16,7 @@ import type { ResourceOperations } from '../operations/resource-operations.ts'
 import type { SystemOperations } from '../operations/system-operations.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { message } from '../messages/message.ts'
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
@@ -45,7 +46,7 @@ export function bodyOf<Body>(request: FastifyRequest): Body {
 
 /** The caller authentication found: every operation with a handler below that needs one is secured. */
 export function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw new BusinessError(Code.notLoggedIn, 'not logged in')
+  if (!request.caller) throw new BusinessError(Code.notLoggedIn, message('notLoggedIn'))
   return request.caller
 }
 
@@ -198,7 +199,7 @@ export function ownCompany(request: FastifyRequest): string | undefined {
 function readCompany(request: FastifyRequest, named: string | undefined): string | undefined {
   const own = ownCompany(request)
   if (own !== undefined && named !== undefined && named !== own) {
-    throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${own} only`)
+    throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: own }))
   }
   return own ?? named
 }

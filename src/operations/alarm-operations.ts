@@ -13,6 +13,7 @@ import { shelvePoint } from '../store/reading-store.ts'
 import { type ApiRecord, type Page, ResourceStore, type WriteContext } from '../store/resource-store.ts'
 import type pg from 'pg'
 import { inWriteTransaction } from './reading-ingest.ts'
+import { message } from '../messages/message.ts'
 
 /** How far ahead a point may be shelved. */
 const SHELVE_LIMIT_MS = 7 * 86_400_000
@@ -58,7 +59,7 @@ export class AlarmOperations {
 
   async getById(id: string): Promise<ApiRecord> {
     const [found] = await this.records.find(this.resource, id)
-    if (!found) throw new BusinessError(Code.notFound, `record not found: ${id}`)
+    if (!found) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
     return found
   }
 
@@ -89,7 +90,7 @@ export class AlarmOperations {
       if (before.handling === 'disposed') throw illegal(before.handling, 'disposed')
       const infoId = request.troubleshootInfoId ?? null
       if (infoId !== null && !(await this.alarms.liveTroubleshootInfo(db, infoId))) {
-        throw new BusinessError(Code.missingReference, `troubleshootInfoId: no live troubleshootInfo ${infoId}`)
+        throw new BusinessError(Code.missingReference, message('alarmDangerMissing', { id: infoId }))
       }
       const disposal = {
         cause: request.cause,
@@ -110,19 +111,19 @@ export class AlarmOperations {
     const until = (instantSeconds(request.until) ?? Number.NaN) * 1000
     const now = this.clock()
     if (!(until > now && until <= now + SHELVE_LIMIT_MS)) {
-      throw new BusinessError(Code.badParameter, 'until: must be in the future and at most 7 days ahead')
+      throw new BusinessError(Code.badParameter, message('shelveUntil'))
     }
     const shelved = await inWriteTransaction(this.pool, context, (db) => shelvePoint(db, request.id, new Date(until), request.reason))
-    if (!shelved) throw new BusinessError(Code.notFound, `record not found: ${request.id}`)
+    if (!shelved) throw new BusinessError(Code.notFound, message('recordNotFound', { id: request.id }))
   }
 
   /** Ends a point's shelving (a point not shelved: nothing to do). */
   async unshelve(id: string, context: WriteContext): Promise<void> {
     const found = await inWriteTransaction(this.pool, context, (db) => shelvePoint(db, id, null, null))
-    if (!found) throw new BusinessError(Code.notFound, `record not found: ${id}`)
+    if (!found) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
   }
 }
 
 function illegal(from: string, to: string): BusinessError {
-  return new BusinessError(Code.illegalTransition, `handling: ${from} cannot become ${to}`)
+  return new BusinessError(Code.illegalTransition, message('handlingTransition', { from, to }))
 }

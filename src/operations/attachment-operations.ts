@@ -4,6 +4,7 @@ import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { AttachmentInfo, AttachmentStore } from '../store/attachment-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { message } from '../messages/message.ts'
 
 export interface AttachmentAddBody {
   id: string
@@ -34,7 +35,7 @@ export class AttachmentOperations {
 
   async add(resource: ResourceDef, body: AttachmentAddBody, context: WriteContext): Promise<void> {
     const pushOnly = PUSH_ONLY_FIELDS.find((field) => field in body)
-    if (pushOnly) throw new BusinessError(Code.badParameter, `${pushOnly}: only a push (/system/push/attachment, park edition) carries it`)
+    if (pushOnly) throw new BusinessError(Code.badParameter, message('pushOnlyField', { field: pushOnly }))
     const { content, sha256 } = decodeAttachment(body, this.maxBytes)
     await this.store.add(
       resource,
@@ -65,8 +66,8 @@ export class AttachmentOperations {
   /** The live attachment with this id, as `list`: `companyCode` names the enterprise when several hold the id. */
   async get(resource: ResourceDef, id: string, companyCode?: string): Promise<AttachmentInfo> {
     const { found, holders } = await this.store.get(resource, id, companyCode)
-    if (holders > 1) throw severalEnterprises(`${resource.key} attachment ${id}`)
-    if (!found) throw new BusinessError(Code.notFound, `attachment not found: ${id}`)
+    if (holders > 1) throw severalEnterprises(message('attachmentOf', { resource: resource.key, id }))
+    if (!found) throw new BusinessError(Code.notFound, message('attachmentNotFound', { id }))
     return found
   }
 

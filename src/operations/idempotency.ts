@@ -10,6 +10,7 @@ import type pg from 'pg'
 import { BusinessError, Code, type Envelope, failure } from '../errors.ts'
 import { inTransaction, type Queryable } from '../store/database.ts'
 import { canonicalJson } from './canonical-json.ts'
+import { message } from '../messages/message.ts'
 
 export interface IdempotentRequest {
   /** The caller's id (the token's `sub`), never its name. */
@@ -56,7 +57,7 @@ export class Idempotency {
       } catch (error) {
         // A business refusal is an answer like any other: kept and replayed.
         if (!(error instanceof BusinessError)) throw error
-        answer = failure(error.code, error.message)
+        answer = failure(error.code, error.msg)
       }
       await client.query('UPDATE idempotency_key SET response = $3 WHERE "userId" = $1 AND key = $2', [request.userId, request.key, answer])
       return { answer }
@@ -65,7 +66,7 @@ export class Idempotency {
     const { stored } = outcome
     if (!stored) return this.run(request, write) // expired and removed meanwhile: claim it afresh
     if (stored.operationId !== request.operationId || stored.bodyHash !== bodyHash) {
-      throw new BusinessError(Code.idempotencyMismatch, 'Idempotency-Key reused with a different body')
+      throw new BusinessError(Code.idempotencyMismatch, message('idempotencyMismatch'))
     }
     return stored.response
   }

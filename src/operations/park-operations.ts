@@ -14,6 +14,7 @@ import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { ApiRecord } from '../store/resource-store.ts'
 import { type AttachmentAddBody, PUSH_ONLY_FIELDS } from './attachment-operations.ts'
 import { type BatchResult, checkBatchSize, isRecord, validatorOf } from './resource-operations.ts'
+import { message } from '../messages/message.ts'
 
 /** The answer to a pushed page: per item its outcome, and per applied item the version the park holds now. */
 export interface PushResult extends BatchResult {
@@ -111,9 +112,9 @@ export class ParkOperations {
   /** A tombstone carries no bytes (`content` ""). */
   private async applyAttachment(resource: ResourceDef, body: AttachmentAddBody, companyCode: string | undefined): Promise<number | null> {
     if (companyCode !== undefined && body.companyCode !== companyCode)
-      throw new BusinessError(Code.forbidden, `permission denied: this account pushes companyCode ${companyCode} only`)
+      throw new BusinessError(Code.forbidden, message('pushesOwnCompany', { companyCode }))
     const missing = PUSH_ONLY_FIELDS.find((field) => body[field] === undefined)
-    if (missing) throw new BusinessError(Code.badParameter, `${missing}: required in a push`)
+    if (missing) throw new BusinessError(Code.badParameter, message('requiredInPush', { field: missing }))
     const decoded = body.deleted
       ? (() => {
           const content = decodeBase64(body.content)
@@ -146,19 +147,19 @@ export class ParkOperations {
     ownCompany: string | undefined,
   ): Promise<Envelope> {
     if (ownCompany !== undefined && body.companyCode !== undefined && body.companyCode !== ownCompany) {
-      throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${ownCompany} only`)
+      throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: ownCompany }))
     }
     const companyCode = ownCompany ?? body.companyCode
-    if (companyCode === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required (which enterprise)')
+    if (companyCode === undefined) throw new BusinessError(Code.badParameter, message('companyCodeWhich'))
     if (new Set(body.prefixes.map((prefix) => prefix.length)).size > 1) {
-      throw new BusinessError(Code.badParameter, 'prefixes: must all have the same length')
+      throw new BusinessError(Code.badParameter, message('prefixesSameLength'))
     }
     const records = this.registry.get(body.resource)
     const resource = body.attachments ? attachmentTarget(records) : records
     if (!body.records) return success({ buckets: await this.park.digests(resource, companyCode, body.prefixes) })
     const held = await this.park.held(resource, companyCode, body.prefixes)
     if (held.length > DIGEST_RECORDS_LIMIT) {
-      throw new BusinessError(Code.badParameter, `prefixes: more than ${DIGEST_RECORDS_LIMIT} records; ask for longer prefixes`)
+      throw new BusinessError(Code.badParameter, message('prefixesTooMany', { limit: DIGEST_RECORDS_LIMIT }))
     }
     return success({ records: held })
   }

@@ -28,6 +28,7 @@ import {
   type StoredReading,
 } from '../store/reading-store.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { message } from '../messages/message.ts'
 
 export const READING_BATCH_LIMIT = 5000
 /** The document's identifier (Id). */
@@ -106,7 +107,7 @@ export class ReadingIngest {
 
   async addBatch(list: unknown[], context: WriteContext): Promise<ReadingBatchResult> {
     if (list.length === 0 || list.length > READING_BATCH_LIMIT) {
-      throw new BusinessError(Code.batchSize, `list must hold 1 to ${READING_BATCH_LIMIT} readings, got ${list.length}`)
+      throw new BusinessError(Code.batchSize, message('readingsBatchSize', { limit: READING_BATCH_LIMIT, count: list.length }))
     }
     const now = this.clock()
     const failed: ReadingFailure[] = []

@@ -2,7 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
-import { describeErrors, type Validator } from '../contract/validation.ts'
+import { describeProblems, type Validator } from '../contract/validation.ts'
 import { checkRecord, checkUpdate, needsMergedCheck } from '../domain/resource-rules.ts'
 import { type SearchRequest, validSearch } from '../domain/search.ts'
 import { BusinessError, Code, GENERIC_BUSY_MESSAGE, severalEnterprises } from '../errors.ts'
@@ -10,6 +10,7 @@ import type { ResourceDef, ResourceRegistry } from '../resources/resource-regist
 import { classifyDatabaseError } from '../store/database-errors.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
+import { english, message } from '../messages/message.ts'
 
 export const BATCH_LIMIT = 500
 const UPDATE_ATTEMPTS = 5
@@ -70,7 +71,7 @@ export class ResourceOperations {
     }
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.store.get(resource, id, context.db)
-      if (!current) throw new BusinessError(Code.notFound, `record not found: ${id}`)
+      if (!current) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
       checkUpdate(resource, current.record, patch)
       try {
         await this.store.update(resource, id, patch, context, current.version)
@@ -92,7 +93,7 @@ export class ResourceOperations {
    */
   async getById(resource: ResourceDef, id: string, companyCode?: string): Promise<ApiRecord> {
     const found = await this.store.find(resource, id, companyCode)
-    if (found.length === 0) throw new BusinessError(Code.notFound, `record not found: ${id}`)
+    if (found.length === 0) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
     if (found.length > 1) throw severalEnterprises(`${resource.key} ${id}`)
     return found[0]
   }
@@ -131,7 +132,7 @@ export class ResourceOperations {
         continue
       }
       try {
-        if (!validate(item)) throw new BusinessError(Code.badParameter, describeErrors(validate.errors))
+        if (!validate(item)) throw new BusinessError(Code.badParameter, describeProblems(validate.errors))
         // Valid items are records with a string id (every item schema requires one).
         if (!isRecord(item) || id === null) throw new Error('a valid item without an id')
         await apply(item)
@@ -149,7 +150,7 @@ export class ResourceOperations {
   private itemFailure(error: unknown): { code: number; reason: string } {
     if (error instanceof BusinessError) return { code: error.code, reason: error.message }
     const refusal = classifyDatabaseError(error)
-    if (refusal) return { code: refusal.code, reason: refusal.message }
+    if (refusal) return { code: refusal.code, reason: english(refusal.message) }
     this.log?.error({ err: error }, 'batch item failed unexpectedly')
     return { code: Code.unexpected, reason: GENERIC_BUSY_MESSAGE }
   }
@@ -157,7 +158,7 @@ export class ResourceOperations {
 
 export function checkBatchSize(list: unknown[]): void {
   if (list.length === 0 || list.length > BATCH_LIMIT) {
-    throw new BusinessError(Code.batchSize, `list must hold 1 to ${BATCH_LIMIT} items, got ${list.length}`)
+    throw new BusinessError(Code.batchSize, message('batchSize', { limit: BATCH_LIMIT, count: list.length }))
   }
 }
 

@@ -5,6 +5,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import { withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import type { SyncStore } from '../store/sync-store.ts'
+import { message } from '../messages/message.ts'
 
 /** The most failed records and attachments `/system/sync/status` lists (`failures`). */
 export const FAILURES_LISTED = 100
@@ -126,7 +127,7 @@ export class SystemOperations {
 
   /** Compares with the park, answers the differences and pushes them again. */
   async syncReconcile(body: { limit?: number } | undefined): Promise<Envelope> {
-    if (!this.reconciler) throw new BusinessError(Code.badParameter, 'no park configured (PARK_URL): nothing to reconcile with')
+    if (!this.reconciler) throw new BusinessError(Code.badParameter, message('noParkConfigured'))
     const result = await this.reconciler.run(body?.limit ?? 100)
     return success({ ...result, time: this.format(new Date(result.time)) })
   }
@@ -134,8 +135,7 @@ export class SystemOperations {
   /** `enterprise` accounts exist on the park edition only, `collector` ones (a gateway's) on the enterprise edition only. */
   private checkRole(role: Role): void {
     if (!this.grantableRoles.has(role)) {
-      const edition = role === 'collector' ? 'enterprise' : 'park'
-      throw new BusinessError(Code.badParameter, `role: ${role} accounts exist on the ${edition} edition only`)
+      throw new BusinessError(Code.badParameter, message(role === 'collector' ? 'collectorRoleOnEnterprise' : 'enterpriseRoleOnPark'))
     }
   }
 

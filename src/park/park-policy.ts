@@ -5,6 +5,7 @@
 // - those pushes are not counted by the rate limit: an enterprise draining a backlog makes
 //   thousands of them a minute by design.
 import { BusinessError, Code } from '../errors.ts'
+import { message } from '../messages/message.ts'
 
 /** The business writes of a resource, by the document's x-action. */
 const BUSINESS_WRITES = new Set(['add', 'update', 'delete', 'addBatch', 'attachmentAdd', 'attachmentDelete'])
@@ -15,8 +16,5 @@ export const PUSH_OPERATIONS: ReadonlySet<string> = new Set(['systemPushRecords'
 /** The park's refusal of an operation, by its x-action; undefined when the roles decide alone. */
 export function parkRefusal(action: string | undefined): BusinessError | undefined {
   if (action === undefined || !BUSINESS_WRITES.has(action)) return undefined
-  return new BusinessError(
-    Code.forbidden,
-    'permission denied: the park edition is not an author; it holds what its enterprises push (/system/push/records, /system/push/attachment)',
-  )
+  return new BusinessError(Code.forbidden, message('parkNotAuthor'))
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { BusinessError, Code } from '../errors.ts'
 import type { Queryable } from './database.ts'
 import { NOW } from './sql-text.ts'
+import { message } from '../messages/message.ts'
 
 export const SYSTEM_USER = 'system'
 
@@ -136,7 +137,7 @@ export class AlarmStore {
       `SELECT handling, "acknowledgedBy", "acknowledgedTime", disposal FROM monitor_alarm WHERE id = $1 FOR UPDATE`,
       [id],
     )
-    if (rows.length === 0) throw new BusinessError(Code.notFound, `record not found: ${id}`)
+    if (rows.length === 0) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
     return rows[0]
   }
 

@@ -10,6 +10,7 @@ import type { InstantFormatter } from './instant-format.ts'
 import type { PendingPage, SyncTable } from './sync-store.ts'
 import { lockPushes, pushedBy } from './park-store.ts'
 import { NOW, PUSH_AGAIN } from './sql-text.ts'
+import { message } from '../messages/message.ts'
 
 export interface AttachmentInput {
   id: string
@@ -142,7 +143,7 @@ export class AttachmentStore {
         ],
       ),
     )
-    if (rowCount === 0) throw new BusinessError(Code.idExists, `id already exists: ${input.id}`)
+    if (rowCount === 0) throw new BusinessError(Code.idExists, message('alreadyExistsValue', { field: 'id', value: input.id }))
   }
 
   /** Tombstones a live attachment; deleting a missing or deleted one is a success. */
@@ -314,7 +315,7 @@ export class AttachmentStore {
     } catch (error) {
       const pgError = error as { code?: string; constraint?: string }
       if (pgError.code === '23503' && pgError.constraint === `${attachmentTarget(resource).table}_recordId_ref`) {
-        throw new BusinessError(Code.missingReference, `recordId: no live ${resource.key} with this id`)
+        throw new BusinessError(Code.missingReference, message('noLiveRecord', { resource: resource.key }))
       }
       throw error
     }

@@ -6,6 +6,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { Reference, ResourceDef } from '../resources/resource-registry.ts'
 import { classifyDatabaseError } from './database-errors.ts'
 import type { ApiRecord } from './resource-sql.ts'
+import { message } from '../messages/message.ts'
 
 export type Refusal =
   | { kind: 'reference'; child: ResourceDef; reference: Reference }
@@ -50,28 +51,24 @@ export function translateRefusal(refusals: Map<string, Refusal>, resource: Resou
   switch (code) {
     case '23503': {
       if (refusal?.kind === 'attachment' && refusal.resource.key === resource.key) {
-        return new BusinessError(
-          Code.stillReferenced,
-          `${resource.key} ${String(subject.id)} still has live attachments (delete them first)`,
-        )
+        return new BusinessError(Code.stillReferenced, message('stillHasAttachments', { resource: resource.key, id: String(subject.id) }))
       }
       if (refusal?.kind !== 'reference') return error
       const { child, reference } = refusal
       // The child's own write names a missing parent; a parent's delete is refused by a live child.
       if (child.key === resource.key) {
+        const value = String(subject[reference.field] ?? '')
         return new BusinessError(
           Code.missingReference,
-          `${reference.field}: referenced ${reference.parent} ${String(subject[reference.field] ?? '')} does not exist`,
+          message('referenceMissing', { field: reference.field, parent: reference.parent, value }),
         )
       }
-      return new BusinessError(
-        Code.stillReferenced,
-        `${resource.key} ${String(subject.id)} is still referenced by ${child.key}.${reference.field}`,
-      )
+      const still = { resource: resource.key, id: String(subject.id), child: child.key, field: reference.field }
+      return new BusinessError(Code.stillReferenced, message('stillReferenced', still))
     }
     case '23505':
       return refusal?.kind === 'unique' && refusal.resource.key === resource.key
-        ? new BusinessError(Code.duplicateUnique, `${refusal.field} already exists`)
+        ? new BusinessError(Code.duplicateUnique, message('alreadyExists', { field: refusal.field }))
         : error
     default: {
       const refusal = classifyDatabaseError(error)

@@ -3,6 +3,7 @@
 import { isStorableInstant } from '../contract/storable.ts'
 import { BusinessError, Code } from '../errors.ts'
 import type { FieldKind } from '../resources/resource-registry.ts'
+import { message } from '../messages/message.ts'
 
 /** One key of a page's order. `id` sorts in the database's collation (as its primary key index). */
 export interface SortKey {
@@ -36,10 +37,7 @@ export function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
   }
   const { order, at } = typeof decoded === 'object' && decoded !== null ? (decoded as { order?: unknown; at?: unknown }) : {}
   if (order !== orderOf(keys) || !Array.isArray(at) || at.length !== keys.length || !at.every((value, i) => fits(value, keys[i]))) {
-    throw new BusinessError(
-      Code.badParameter,
-      'after: not a cursor of this query (pass the `next` of the previous page, with the same orderBy)',
-    )
+    throw new BusinessError(Code.badParameter, message('notACursor'))
   }
   return at
 }

@@ -9,14 +9,15 @@
 // its constraint's name in store/constraints.ts, which knows the record and the resource; one that
 // reaches here names no constraint the registry knows: ours, unexpected.
 import { type BusinessCode, Code } from '../errors.ts'
+import { type Message, message } from '../messages/message.ts'
 
 export interface DatabaseRefusal {
   code: BusinessCode
-  message: string
+  message: Message
 }
 
-const UNAVAILABLE: DatabaseRefusal = { code: Code.databaseUnavailable, message: 'database unavailable, please retry later' }
-const BUSY: DatabaseRefusal = { code: Code.databaseUnavailable, message: 'database busy, please retry later' }
+const UNAVAILABLE: DatabaseRefusal = { code: Code.databaseUnavailable, message: message('databaseUnavailable') }
+const BUSY: DatabaseRefusal = { code: Code.databaseUnavailable, message: message('databaseBusy') }
 
 /** Node socket errors: the database cannot be reached. */
 const SOCKET_CODES = new Set([
@@ -88,35 +89,35 @@ export function classifyDatabaseError(error: unknown): DatabaseRefusal | undefin
   const kind = field(field(error, 'cause'), 'kind') ?? field(field(field(field(error, 'meta'), 'driverAdapterError'), 'cause'), 'kind')
   if (typeof kind === 'string' && UNAVAILABLE_KINDS.has(kind)) return UNAVAILABLE
   if (kind === 'LengthMismatch' || kind === 'ValueOutOfRange')
-    return badValue(kind === 'LengthMismatch' ? 'a value is too long' : 'a value is out of range')
+    return badValue(kind === 'LengthMismatch' ? message('columnTooLong', { at: '' }) : message('valueOutOfRange'))
   if (typeof code === 'string' && UNAVAILABLE_PRISMA_CODES.has(code)) return UNAVAILABLE
-  if (typeof code === 'string' && BAD_VALUE_PRISMA_CODES.has(code)) return badValue('a value cannot be stored')
+  if (typeof code === 'string' && BAD_VALUE_PRISMA_CODES.has(code)) return badValue(message('columnNotStorable', { at: '' }))
   const causeCode = field(field(error, 'cause'), 'code')
   if (typeof causeCode === 'string' && SOCKET_CODES.has(causeCode)) return UNAVAILABLE
-  const message = field(error, 'message')
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return UNAVAILABLE
+  const text = field(error, 'message')
+  if (typeof text === 'string' && UNAVAILABLE_MESSAGES.test(text)) return UNAVAILABLE
   return undefined
 }
 
 function bySqlState(state: string, error: unknown): DatabaseRefusal | undefined {
   const column = field(error, 'column')
-  const at = typeof column === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(column) ? `${column}: ` : ''
+  const at = typeof column === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(column) ? message('columnAt', { column }) : ''
   switch (state) {
     case '23502':
-      return badValue(`${at}must not be null`)
+      return badValue(message('columnNotNull', { at }))
     case '23514':
-      return badValue(`${at}a value breaks a rule of the record`)
+      return badValue(message('columnRuleBroken', { at }))
     case '22001':
-      return badValue(`${at}a value is too long`)
+      return badValue(message('columnTooLong', { at }))
     case '22003':
-      return badValue(`${at}a number is out of range`)
+      return badValue(message('columnNumberRange', { at }))
     case '22007':
     case '22008':
     case '22009':
-      return badValue(`${at}a date or time is out of range`)
+      return badValue(message('columnDateRange', { at }))
     case '22021':
     case '22P05':
-      return badValue(`${at}a text cannot be stored (NUL character or invalid Unicode)`)
+      return badValue(message('columnText', { at }))
     case '57014': // statement_timeout, or a cancelled query
     case '55P03': // lock_not_available (lock_timeout)
     case '25P03': // idle_in_transaction_session_timeout
@@ -128,9 +129,9 @@ function bySqlState(state: string, error: unknown): DatabaseRefusal | undefined 
   }
   switch (state.slice(0, 2)) {
     case '22': // data exception: a value the caller sent
-      return badValue(`${at}a value cannot be stored`)
+      return badValue(message('columnNotStorable', { at }))
     case '54': // program limit exceeded: a value too large to index, a statement too complex
-      return badValue(`${at}a value is too large`)
+      return badValue(message('columnTooLarge', { at }))
     case '08': // connection exception
     case '53': // insufficient resources: too many connections, out of memory or disk
     case '57': // operator intervention: shutting down, cannot connect now
@@ -149,8 +150,8 @@ function messagesOf(error: unknown): string {
   return [field(error, 'message'), field(cause, 'originalMessage')].filter((text) => typeof text === 'string').join('\n')
 }
 
-function badValue(message: string): DatabaseRefusal {
-  return { code: Code.badParameter, message }
+function badValue(said: Message): DatabaseRefusal {
+  return { code: Code.badParameter, message: said }
 }
 
 function field(value: unknown, name: string): unknown {

@@ -14,6 +14,7 @@ import type pg from 'pg'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
+import { message } from '../messages/message.ts'
 
 export interface HistoryEntry {
   version: number
@@ -180,5 +181,5 @@ function instant(value: unknown, format: InstantFormatter): unknown {
 }
 
 function notFound(id: string): BusinessError {
-  return new BusinessError(Code.notFound, `record not found: ${id}`)
+  return new BusinessError(Code.notFound, message('recordNotFound', { id }))
 }

@@ -5,6 +5,7 @@ import { BusinessError, Code } from '../errors.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import { readingMilliseconds } from './reading-store.ts'
 import { literal } from './sql-text.ts'
+import { message } from '../messages/message.ts'
 
 export type Bucket = '1m' | '10m' | '1h' | '1d'
 
@@ -163,6 +164,6 @@ function encodeAfter(time: number): string {
 
 function decodeAfter(cursor: string): number {
   const match = /^r:(-?\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString())
-  if (!match) throw new BusinessError(Code.badParameter, 'after: not a cursor of this list')
+  if (!match) throw new BusinessError(Code.badParameter, message('notAListCursor'))
   return Number(match[1])
 }

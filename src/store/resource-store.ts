@@ -12,6 +12,7 @@ import { GatheredWrites } from './gathered-writes.ts'
 import { type Queryable, statementName } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
+import { message } from '../messages/message.ts'
 
 export type { ApiRecord, SearchQuery } from './resource-sql.ts'
 
@@ -135,9 +136,10 @@ export class ResourceStore {
       if (await this.inserted(resource, record, context)) return
       const [conflicts] = (await this.run(resource, record, table.conflict(record), context.db)).rows
       for (const field of resource.uniqueFields) {
-        if (conflicts[`unique:${field}`]) throw new BusinessError(Code.duplicateUnique, `${field} already exists: ${record[field]}`)
+        if (conflicts[`unique:${field}`])
+          throw new BusinessError(Code.duplicateUnique, message('alreadyExistsValue', { field, value: String(record[field]) }))
       }
-      if (conflicts.id) throw new BusinessError(Code.idExists, `id already exists: ${record.id}`)
+      if (conflicts.id) throw new BusinessError(Code.idExists, message('alreadyExistsValue', { field: 'id', value: String(record.id) }))
     }
     throw new Error(`insert of ${resource.key} ${record.id} kept conflicting with a vanishing row`)
   }
@@ -366,5 +368,5 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 function notFound(id: string): BusinessError {
-  return new BusinessError(Code.notFound, `record not found: ${id}`)
+  return new BusinessError(Code.notFound, message('recordNotFound', { id }))
 }

@@ -41,14 +41,24 @@ t.test('an upward import fails the check: store importing http', async (t) => {
   t.match(output, /store-looks-down: src\/store\/upward\.ts → src\/http\/routing\.ts/)
 })
 
-t.test('errors.ts importing anything fails the check', async (t) => {
+t.test('errors.ts importing anything but the messages fails the check', async (t) => {
   const dir = await copyWith(async (dir) => {
     const file = path.join(dir, 'src/errors.ts')
     await writeFile(file, "import { EOL } from 'node:os'\nexport const eol = EOL\n", { flag: 'a' })
   })
   const { code, output } = await depcruise(dir)
   t.not(code, 0)
-  t.match(output, /errors-imports-nothing/)
+  t.match(output, /errors-imports-only-messages/)
+})
+
+t.test('the messages importing anything outside themselves fails the check', async (t) => {
+  const dir = await copyWith(async (dir) => {
+    const file = path.join(dir, 'src/messages/catalogue.ts')
+    await writeFile(file, "import { Code } from '../errors.ts'\nexport const code = Code\n", { flag: 'a' })
+  })
+  const { code, output } = await depcruise(dir)
+  t.not(code, 0)
+  t.match(output, /messages-import-nothing/)
 })
 
 t.test('a cycle fails the check', async (t) => {

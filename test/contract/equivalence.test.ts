@@ -204,6 +204,24 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   for (const path of Object.keys(copy.paths)) {
     if (/^\/hazard\/(monitorData|monitorAlarm)\/|^\/hazard\/monitorEquip\/(shelve|unshelve)$/.test(path)) delete copy.paths[path]
   }
+  // The language of `msg`: every operation's Accept-Language, every answer's Content-Language and Vary.
+  const withoutLanguage = (responses: Node) => {
+    for (const response of Object.values<Node>(responses ?? {})) {
+      if (!response.headers) continue
+      delete response.headers['Content-Language']
+      delete response.headers.Vary
+      if (Object.keys(response.headers).length === 0) delete response.headers
+    }
+  }
+  for (const item of Object.values<Node>(copy.paths)) {
+    const operation = item.post
+    operation.parameters = (operation.parameters ?? []).filter(
+      (parameter: Node) => parameter.$ref !== '#/components/parameters/AcceptLanguage',
+    )
+    if (operation.parameters.length === 0) delete operation.parameters
+    withoutLanguage(operation.responses)
+  }
+  withoutLanguage(copy.components.responses)
   return undo(copy)
 }
 

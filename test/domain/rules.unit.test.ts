@@ -5,8 +5,10 @@ import { loadOpenApi } from '../../src/contract/openapi-document.ts'
 import {
   classifyPrefix,
   compareDecimals,
+  type CrossFieldRule,
   endAfterStart,
   passNotAboveParticipants,
+  type RecordValues,
   requiredWhen,
   thresholdOrder,
   workLevelForType,
@@ -15,7 +17,15 @@ import {
 import { checkRecord, checkUpdate, needsMergedCheck, rulesOf } from '../../src/domain/resource-rules.ts'
 import { checkTransition } from '../../src/domain/state-machine.ts'
 import { BusinessError, Code } from '../../src/errors.ts'
+import { english, message } from '../../src/messages/message.ts'
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
+
+/** A rule's verdict as its English text. */
+const textOf = (rule: CrossFieldRule) => (record: RecordValues) => {
+  const broken = rule.check(record)
+  return broken && english(broken)
+}
+const kindIsX = message('whenIs', { field: 'kind', value: 'x' })
 
 const registry = new ResourceRegistry(loadOpenApi().document)
 
@@ -32,27 +42,27 @@ function refusal(fn: () => void): BusinessError | undefined {
 t.test('endAfterStart: end strictly after start, when both are set', async (t) => {
   const rule = endAfterStart('from', 'to')
   t.same(rule.fields, ['from', 'to'])
-  t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T10:00:01+08:00' }), undefined)
-  t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T10:00:00+08:00' }), 'to: must be after from')
+  t.equal(textOf(rule)({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T10:00:01+08:00' }), undefined)
+  t.equal(textOf(rule)({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T10:00:00+08:00' }), 'to: must be after from')
   t.equal(
-    rule.check({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T02:00:00Z' }),
+    textOf(rule)({ from: '2026-11-21T10:00:00+08:00', to: '2026-11-21T02:00:00Z' }),
     'to: must be after from',
     'instants compare across offsets',
   )
-  t.equal(rule.check({ from: '2026-11-21T10:00:00+08:00', to: null }), undefined)
-  t.equal(rule.check({ to: '2026-11-21T10:00:00+08:00' }), undefined)
+  t.equal(textOf(rule)({ from: '2026-11-21T10:00:00+08:00', to: null }), undefined)
+  t.equal(textOf(rule)({ to: '2026-11-21T10:00:00+08:00' }), undefined)
   t.equal(
-    rule.check({ from: '2026-11-21T10:00:00.100+08:00', to: '2026-11-21T10:00:00.900+08:00' }),
+    textOf(rule)({ from: '2026-11-21T10:00:00.100+08:00', to: '2026-11-21T10:00:00.900+08:00' }),
     'to: must be after from',
     'as kept, to the second: both are 10:00:00',
   )
-  t.equal(rule.check({ from: '2026-11-21T10:00:00.900+08:00', to: '2026-11-21T10:00:01.100+08:00' }), undefined)
+  t.equal(textOf(rule)({ from: '2026-11-21T10:00:00.900+08:00', to: '2026-11-21T10:00:01.100+08:00' }), undefined)
   t.equal(
-    rule.check({ from: '2026-12-31T23:59:60Z', to: '2027-01-01T08:00:01+08:00' }),
+    textOf(rule)({ from: '2026-12-31T23:59:60Z', to: '2027-01-01T08:00:01+08:00' }),
     undefined,
     'a leap second is kept as the next second, 00:00:00 UTC',
   )
-  t.equal(rule.check({ from: '2026-12-31T23:59:60Z', to: '2027-01-01T08:00:00+08:00' }), 'to: must be after from')
+  t.equal(textOf(rule)({ from: '2026-12-31T23:59:60Z', to: '2027-01-01T08:00:00+08:00' }), 'to: must be after from')
 })
 
 t.test('compareDecimals: exactly, digit by digit, whatever their length', async (t) => {
@@ -76,63 +86,63 @@ t.test('compareDecimals: exactly, digit by digit, whatever their length', async 
 
 t.test('thresholdOrder: the set thresholds in order, unset ones skipped', async (t) => {
   const rule = thresholdOrder(['min', 'low', 'high', 'max'])
-  t.equal(rule.check({ min: 0, low: 1, high: 2, max: 3 }), undefined)
-  t.equal(rule.check({ min: 0, high: 2, max: 3 }), undefined)
-  t.equal(rule.check({ min: 0, low: 1, high: 1, max: 3 }), undefined, 'equal neighbours are in order')
-  t.equal(rule.check({ min: 0, low: 5, max: 3 }), 'low, max: low (5) must not be greater than max (3)')
-  t.equal(rule.check({ min: 4, high: 2 }), 'min, high: min (4) must not be greater than high (2)')
+  t.equal(textOf(rule)({ min: 0, low: 1, high: 2, max: 3 }), undefined)
+  t.equal(textOf(rule)({ min: 0, high: 2, max: 3 }), undefined)
+  t.equal(textOf(rule)({ min: 0, low: 1, high: 1, max: 3 }), undefined, 'equal neighbours are in order')
+  t.equal(textOf(rule)({ min: 0, low: 5, max: 3 }), 'low, max: low (5) must not be greater than max (3)')
+  t.equal(textOf(rule)({ min: 4, high: 2 }), 'min, high: min (4) must not be greater than high (2)')
   t.equal(
-    rule.check({ high: '9.00000000000000000001', max: '9' }),
+    textOf(rule)({ high: '9.00000000000000000001', max: '9' }),
     'high, max: high (9.00000000000000000001) must not be greater than max (9)',
     'as decimals, beyond what a double holds',
   )
 })
 
 t.test('requiredWhen: the fields that are missing, named, only when the condition holds', async (t) => {
-  const rule = requiredWhen(['a', 'b'], 'kind is x', ['kind'], (record) => record.kind === 'x')
+  const rule = requiredWhen(['a', 'b'], kindIsX, ['kind'], (record) => record.kind === 'x')
   t.same(rule.fields, ['kind', 'a', 'b'])
-  t.equal(rule.check({ kind: 'y' }), undefined)
-  t.equal(rule.check({ kind: 'x', a: 1, b: 2 }), undefined)
-  t.equal(rule.check({ kind: 'x', a: 1, b: '' }), 'b: required when kind is x', 'an empty string is not set')
-  t.equal(rule.check({ kind: 'x' }), 'a, b: required when kind is x')
+  t.equal(textOf(rule)({ kind: 'y' }), undefined)
+  t.equal(textOf(rule)({ kind: 'x', a: 1, b: 2 }), undefined)
+  t.equal(textOf(rule)({ kind: 'x', a: 1, b: '' }), 'b: required when kind is x', 'an empty string is not set')
+  t.equal(textOf(rule)({ kind: 'x' }), 'a, b: required when kind is x')
 })
 
 /** `U+3000 U+00A0`: white space named, as a test name of raw white space (U+2028 ends a line) would not be. */
 const codePoints = (text: string) => [...text].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ')
 
 t.test('requiredWhen: blank text, Unicode white space included, is no value', async (t) => {
-  const rule = requiredWhen(['name'], 'kind is x', ['kind'], (record) => record.kind === 'x')
+  const rule = requiredWhen(['name'], kindIsX, ['kind'], (record) => record.kind === 'x')
   for (const blank of [' ', '\t\n', '\u3000', '\u00a0', '\u3000 \u00a0\u2003', '\u0085', '\u2028', '\ufeff'])
-    t.equal(rule.check({ kind: 'x', name: blank }), 'name: required when kind is x', codePoints(blank))
-  t.equal(rule.check({ kind: 'x', name: '\u3000Li Wei\u3000' }), undefined, 'text around white space is a value')
-  t.equal(rule.check({ kind: 'x', name: 0 }), undefined, 'a number is a value, zero too')
-  t.equal(rule.check({ kind: 'y', name: '\u3000' }), undefined, 'blank is allowed where nothing is required')
+    t.equal(textOf(rule)({ kind: 'x', name: blank }), 'name: required when kind is x', codePoints(blank))
+  t.equal(textOf(rule)({ kind: 'x', name: '\u3000Li Wei\u3000' }), undefined, 'text around white space is a value')
+  t.equal(textOf(rule)({ kind: 'x', name: 0 }), undefined, 'a number is a value, zero too')
+  t.equal(textOf(rule)({ kind: 'y', name: '\u3000' }), undefined, 'blank is allowed where nothing is required')
 })
 
 t.test('workLevelRequired: hot work, work at height and lifting say their level', async (t) => {
   for (const workType of ['1', '4', '5']) {
     const message = 'workLevel: required when workType is 1 (hot work), 4 (work at height) or 5 (lifting)'
-    t.equal(workLevelRequired.check({ workType }), message, `workType ${workType}, absent`)
-    t.equal(workLevelRequired.check({ workType, workLevel: null }), message, `workType ${workType}, null`)
-    t.equal(workLevelRequired.check({ workType, workLevel: '1' }), undefined)
+    t.equal(textOf(workLevelRequired)({ workType }), message, `workType ${workType}, absent`)
+    t.equal(textOf(workLevelRequired)({ workType, workLevel: null }), message, `workType ${workType}, null`)
+    t.equal(textOf(workLevelRequired)({ workType, workLevel: '1' }), undefined)
   }
   for (const workType of ['2', '3', '6', '7', '8', 'constructor', undefined])
-    t.equal(workLevelRequired.check({ workType, workLevel: null }), undefined, `workType ${workType}`)
+    t.equal(textOf(workLevelRequired)({ workType, workLevel: null }), undefined, `workType ${workType}`)
   t.same(workLevelRequired.fields, ['workType', 'workLevel'], 'an update changing workType is checked merged')
 })
 
 t.test('classifyPrefix, workLevelForType, passNotAboveParticipants', async (t) => {
-  t.equal(classifyPrefix.check({ classify1: '2', classify2: '2-3' }), undefined)
-  t.equal(classifyPrefix.check({ classify1: '2' }), undefined)
-  t.match(classifyPrefix.check({ classify1: '1', classify2: '2-1' }), /^classify1, classify2: the prefix of classify2 \(2-1\)/)
-  t.match(classifyPrefix.check({ classify2: '2-1' }), /\(not set\)$/)
-  t.equal(workLevelForType.check({ workType: '1', workLevel: '3' }), undefined)
-  t.equal(workLevelForType.check({ workType: '4', workLevel: '4' }), undefined)
-  t.equal(workLevelForType.check({ workType: '2' }), undefined)
-  t.match(workLevelForType.check({ workType: '1', workLevel: '4' }), /must be one of 1, 2, 3$/)
-  t.match(workLevelForType.check({ workType: '2', workLevel: '1' }), /only for hot work/)
-  t.equal(passNotAboveParticipants.check({ passCount: 3, participantCount: 3 }), undefined)
-  t.match(passNotAboveParticipants.check({ passCount: 4, participantCount: 3 }), /passCount must not exceed participantCount/)
+  t.equal(textOf(classifyPrefix)({ classify1: '2', classify2: '2-3' }), undefined)
+  t.equal(textOf(classifyPrefix)({ classify1: '2' }), undefined)
+  t.match(textOf(classifyPrefix)({ classify1: '1', classify2: '2-1' }), /^classify1, classify2: the prefix of classify2 \(2-1\)/)
+  t.match(textOf(classifyPrefix)({ classify2: '2-1' }), /\(not set\)$/)
+  t.equal(textOf(workLevelForType)({ workType: '1', workLevel: '3' }), undefined)
+  t.equal(textOf(workLevelForType)({ workType: '4', workLevel: '4' }), undefined)
+  t.equal(textOf(workLevelForType)({ workType: '2' }), undefined)
+  t.match(textOf(workLevelForType)({ workType: '1', workLevel: '4' }), /must be one of 1, 2, 3$/)
+  t.match(textOf(workLevelForType)({ workType: '2', workLevel: '1' }), /only for hot work/)
+  t.equal(textOf(passNotAboveParticipants)({ passCount: 3, participantCount: 3 }), undefined)
+  t.match(textOf(passNotAboveParticipants)({ passCount: 4, participantCount: 3 }), /passCount must not exceed participantCount/)
 })
 
 t.test('the rules of each resource: 1002 with the message of the first broken rule', async (t) => {

@@ -2,6 +2,7 @@
 // (src/store/database-errors.ts): the caller's value 1002, the database unavailable or too slow 4001,
 // the rest unexpected.
 import t from 'tap'
+import { english } from '../../src/messages/message.ts'
 import { classifyDatabaseError, sqlState } from '../../src/store/database-errors.ts'
 
 t.test('database errors: classified by SQLSTATE, however wrapped', async (t) => {
@@ -11,7 +12,7 @@ t.test('database errors: classified by SQLSTATE, however wrapped', async (t) => 
   t.same(classifyDatabaseError(pgError('22009'))?.code, 1002, 'time zone displacement')
   t.same(classifyDatabaseError(pgError('22P02'))?.code, 1002, 'any other data exception')
   t.same(classifyDatabaseError(pgError('54000'))?.code, 1002, 'a value too large to index')
-  t.same(classifyDatabaseError(pgError('23502', { column: 'riskUnitName' }))?.message, 'riskUnitName: must not be null')
+  t.same(english(classifyDatabaseError(pgError('23502', { column: 'riskUnitName' }))!.message), 'riskUnitName: must not be null')
   t.same(classifyDatabaseError(pgError('23514'))?.code, 1002, 'a check constraint')
   // Unique and reference refusals are told by constraint name in store/constraints.ts (with the
   // record they concern); one that reaches here names no known constraint: ours, unexpected.

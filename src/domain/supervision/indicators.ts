@@ -3,6 +3,7 @@
 // order of the entries by any figure. What each figure counts: the indicators operation of the
 // OpenAPI document, and docs/supervision.md.
 import { BusinessError, Code } from '../../errors.ts'
+import { message } from '../../messages/message.ts'
 
 /** A ratio as a decimal string of four decimals rounded half up (`"0.8750"`); null when the denominator is 0. */
 export function rate(numerator: number, denominator: number): string | null {
@@ -96,7 +97,7 @@ export interface OrderKey {
 export function checkedOrder(orderBy: readonly OrderKey[] | undefined): OrderKey[] {
   return (orderBy ?? []).map((key, index) => {
     if (!ORDERABLE_FIGURES.has(key.field))
-      throw new BusinessError(Code.badParameter, `orderBy[${index}].field: unknown figure ${key.field}`)
+      throw new BusinessError(Code.badParameter, message('unknownFigure', { at: `orderBy[${index}]`, field: key.field }))
     return key
   })
 }

@@ -3,6 +3,7 @@
 // year's only; a year without lists is Monday to Friday.
 import { BusinessError, Code } from '../../errors.ts'
 import { localMidnight } from './zone.ts'
+import { message } from '../../messages/message.ts'
 
 export interface CalendarYear {
   year: number
@@ -36,16 +37,16 @@ export const MONDAY_TO_FRIDAY: WorkingDays = workingDays([])
 export function checkedCalendarYear(input: CalendarYear): CalendarYear {
   const check = (field: 'holidays' | 'workdays') => {
     for (const date of input[field]) {
-      if (!isRealDate(date)) throw new BusinessError(Code.badParameter, `${field}: ${date} is not a date (YYYY-MM-DD)`)
+      if (!isRealDate(date)) throw new BusinessError(Code.badParameter, message('notADate', { field, date }))
       if (Number(date.slice(0, 4)) !== input.year)
-        throw new BusinessError(Code.badParameter, `${field}: ${date} is outside year ${input.year}`)
+        throw new BusinessError(Code.badParameter, message('outsideYear', { field, date, year: input.year }))
     }
     return [...new Set(input[field])].sort()
   }
   const holidays = check('holidays')
   const workdays = check('workdays')
   const both = holidays.find((date) => workdays.includes(date))
-  if (both !== undefined) throw new BusinessError(Code.badParameter, `holidays, workdays: ${both} is in both lists`)
+  if (both !== undefined) throw new BusinessError(Code.badParameter, message('inBothLists', { date: both }))
   return { year: input.year, holidays, workdays }
 }
 

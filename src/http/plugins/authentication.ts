@@ -12,6 +12,7 @@ import { BusinessError, Code } from '../../errors.ts'
 import type { Prisma } from '../../store/database.ts'
 import type { OperationPolicy } from '../operation-policy.ts'
 import { operationIdOf } from '../routing.ts'
+import { message } from '../../messages/message.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,7 +70,7 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     if (!policy?.authenticated) return done()
     const header = request.headers.authorization
     const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null
-    if (!match) return done(new BusinessError(Code.notLoggedIn, 'not logged in'))
+    if (!match) return done(new BusinessError(Code.notLoggedIn, message('notLoggedIn')))
     let caller: Caller
     try {
       caller = auth.authenticate(match[1], policy.tokenKind)
@@ -78,7 +79,7 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     }
     request.caller = caller
     if (!policy.roles.includes(caller.role)) {
-      return done(new BusinessError(Code.forbidden, `permission denied: role ${caller.role} may not call ${operationId}`))
+      return done(new BusinessError(Code.forbidden, message('roleMayNotCall', { role: caller.role, operationId: String(operationId) })))
     }
     done(options.refuse(policy, Object.assign(request, { caller })))
   })

@@ -8,6 +8,7 @@ import type pg from 'pg'
 import { Code, failure, success } from '../../errors.ts'
 import { latestMigrationVersion, type MigrationEdition } from '../../store/migrate.ts'
 import { cachedRead, PAGE_READ_TTL_MS } from '../../store/cached-read.ts'
+import { message } from '../../messages/message.ts'
 
 async function health(
   app: FastifyInstance,
@@ -32,11 +33,11 @@ async function health(
     try {
       const { expected, actual, pushReady } = await check()
       if (actual < expected)
-        return reply.code(503).send(failure(Code.databaseUnavailable, `database not migrated: version ${actual} of ${expected}`))
-      if (!pushReady) return reply.code(503).send(failure(Code.databaseUnavailable, 'the push queue (pg-boss) is not ready'))
+        return reply.code(503).send(failure(Code.databaseUnavailable, message('databaseNotMigrated', { actual, expected })))
+      if (!pushReady) return reply.code(503).send(failure(Code.databaseUnavailable, message('pushQueueNotReady')))
       return success({ status: 'ready', migration: actual, push: push ? 'ready' : 'not configured' })
     } catch {
-      return reply.code(503).send(failure(Code.databaseUnavailable, 'database unavailable'))
+      return reply.code(503).send(failure(Code.databaseUnavailable, message('databaseDown')))
     }
   })
 }

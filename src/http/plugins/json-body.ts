@@ -11,6 +11,7 @@ import { decodeUtf8 } from '../../contract/request-bodies.ts'
 import { BusinessError, Code } from '../../errors.ts'
 import type { OperationPolicy } from '../operation-policy.ts'
 import { operationIdOf } from '../routing.ts'
+import { message } from '../../messages/message.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,13 +46,13 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
       const parsed: unknown = batch ? JSON.parse(text) : undefined
       if (isObject(parsed) && !Object.entries(parsed).some(([key, member]) => isPoisoning(key, member))) return done(null, parsed)
       // Valid JSON whose member would reach the prototype: refused as the unknown field it is.
-      done(new BusinessError(Code.badParameter, `${forbidden}: unknown field`), undefined)
+      done(new BusinessError(Code.badParameter, message('unknownField', { field: forbidden })), undefined)
     })
   })
   app.addHook('preValidation', (request, _reply, done) => {
     const operationId = operationIdOf(request)
     if (operationId && policies.get(operationId)?.bodyRequired && request.body === undefined) {
-      return done(new BusinessError(Code.malformed, 'request body must be a JSON object'))
+      return done(new BusinessError(Code.malformed, message('bodyNotObject')))
     }
     if (operationId && request.body === undefined) request.body = {} // no body where it is optional: as `{}`
     done()

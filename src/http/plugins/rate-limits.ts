@@ -14,6 +14,7 @@ import type pg from 'pg'
 import { BusinessError, Code } from '../../errors.ts'
 import { PgRateLimitStore } from '../../store/rate-limit-store.ts'
 import { operationIdOfSchema } from '../routing.ts'
+import { message } from '../../messages/message.ts'
 
 export interface RateLimitOptions {
   max: number
@@ -57,7 +58,7 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
     ...(options.unlimited && { allowList: options.unlimited }),
     keyGenerator: (request) => `${options.namespace}${request.caller ? `user:${request.caller.userId}` : `ip:${request.ip}`}`,
     errorResponseBuilder: (_request, context) =>
-      new BusinessError(Code.rateLimited, `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`),
+      new BusinessError(Code.rateLimited, message('rateLimited', { seconds: Math.ceil(context.ttl / 1000) })),
   })
   const loginLimiter = (keyOf: (request: FastifyRequest) => string): LoginCheck => {
     const limiter = app.createRateLimit({
@@ -70,7 +71,7 @@ async function rateLimits(app: FastifyInstance, options: RateLimitOptions): Prom
       const result = await limiter(request)
       if (!result.isAllowed && result.isExceeded) {
         reply.header('retry-after', String(result.ttlInSeconds))
-        throw new BusinessError(Code.rateLimited, `too many logins: retry in ${result.ttlInSeconds} s`)
+        throw new BusinessError(Code.rateLimited, message('tooManyLogins', { seconds: result.ttlInSeconds }))
       }
     }
   }

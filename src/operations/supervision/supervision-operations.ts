@@ -18,6 +18,7 @@ import { BusinessError, Code } from '../../errors.ts'
 import type { IndicatorStore, RawIndicators } from '../../store/indicator-store.ts'
 import type { InspectionStore } from '../../store/inspection-store.ts'
 import type { InstantFormatter } from '../../store/instant-format.ts'
+import { message } from '../../messages/message.ts'
 
 /** Keeps the periods written up to now before they are read (enterprise edition). */
 export interface PeriodsCatchUp {
@@ -112,7 +113,7 @@ export class SupervisionOperations {
     let companyCode = this.companyCode
     if (this.byEnterprise) {
       const named = this.readable(own, request.companyCode)
-      if (named === undefined) throw new BusinessError(Code.badParameter, 'companyCode: required on the park edition (which enterprise)')
+      if (named === undefined) throw new BusinessError(Code.badParameter, message('companyCodeOnPark'))
       companyCode = named
     }
     const year = await this.inspections.calendarYear(companyCode, request.year)
@@ -184,7 +185,7 @@ export class SupervisionOperations {
 
   /** The instants of a window of dates (inclusive) in the enterprise's zone; 1002 when it ends before it starts. */
   private window(from: string, to: string, zone = this.zone): { from: Date; until: Date } {
-    if (to < from) throw new BusinessError(Code.badParameter, 'to: must not be before from')
+    if (to < from) throw new BusinessError(Code.badParameter, message('toBeforeFrom'))
     return {
       from: new Date(zone.toInstant(localMidnight(from))),
       until: new Date(zone.toInstant(localMidnight(to) + DAY) - 1),
@@ -194,7 +195,7 @@ export class SupervisionOperations {
   /** The enterprise a park read covers: an `enterprise` account's own (403 for another), else the one named (undefined: every one). */
   private readable(own: string | undefined, named: string | undefined): string | undefined {
     if (own !== undefined && named !== undefined && named !== own) {
-      throw new BusinessError(Code.forbidden, `permission denied: this account reads companyCode ${own} only`)
+      throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: own }))
     }
     return own ?? named
   }
