@@ -243,6 +243,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/system/event/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The event feed
+         * @description Both editions; roles `admin`, `operator`, `viewer`, and on the park an `enterprise` account, which reads its own enterprise's events only. The events after `after`, by `seq` ascending: every event committed before the request is readable by it, and one that commits later gets a greater `seq` than every event already readable, so a consumer following `next` never skips one. Events are kept EVENT_RETENTION_DAYS (default 30); an `after` below the oldest kept minus one answers from the oldest kept with `data.gap: true`. See docs/events.md.
+         */
+        post: operations["systemEventList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hazard/monitorEquip/add": {
         parameters: {
             query?: never;
@@ -6008,6 +6028,61 @@ export type components = {
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
+         * @description What happened. `record.added`, `record.updated`, `record.deleted`: a business write that added a history entry (on the park: a pushed record as applied there; `record.added` the first time the park holds a record, `record.deleted` alone for one that first arrives deleted). `sync.failed`: a record's push to the park ended `failed`. The others: alarms, missed inspection periods, overdue hidden dangers and work tickets.
+         * @enum {string}
+         */
+        EventType: "record.added" | "record.updated" | "record.deleted" | "sync.failed" | "alarm.raised" | "alarm.changed" | "alarm.cleared" | "alarm.acknowledged" | "alarm.disposed" | "period.missed" | "danger.overdue" | "ticket.overdue";
+        /**
+         * @description A page of the feed: the events after `after` (exclusive), oldest first. Every field optional (`{}`: the first 100 events kept).
+         * @example {
+         *       "after": 0,
+         *       "pageSize": 100
+         *     }
+         */
+        EventListRequest: {
+            /** @description The position to read after: `next` of the previous page (0 or none: from the oldest kept). A position, not an id. */
+            after?: number;
+            /** @description Only events of these types (the others are passed over); none or empty for every type. */
+            types?: components["schemas"]["EventType"][];
+            /**
+             * @description At most this many events (1..1000, default 100).
+             * @default 100
+             */
+            pageSize: number;
+        };
+        /** @description One event. Record events carry `data` `{resource, id, version, changes}` exactly as the record's history entry (`changes`: `{field: [old, new]}`, on an add `[null, value]` per field set, on a delete `{}`; instants in the configured zone), `resource` named as its path (`prevent/riskUnit`, `hazard/monitorAlarm`) and `version` the record's (on the park, the enterprise's). `sync.failed` carries `{resource, id, version, error}`: the version whose push failed and why. */
+        Event: {
+            /**
+             * Format: uuid
+             * @description The event's own id; the `webhook-id` of its deliveries.
+             */
+            id: string;
+            type: components["schemas"]["EventType"];
+            time: components["schemas"]["Instant"];
+            /** @description The event's position in its edition's feed: rises by one per event, without gaps, in the order events become readable. */
+            seq: number;
+            /** @description The enterprise the event belongs to. */
+            companyCode: string;
+            /** @description What the event says; its shape depends on `type` (see above). */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Envelope of `event/list`. */
+        EventListEnvelope: {
+            data: {
+                /** @description The events of this page, by `seq` ascending. */
+                list: components["schemas"]["Event"][];
+                /** @description The `after` of the following page: the `seq` of the last event looked at (with `types`, events of other types are passed over, and so are other enterprises' for an enterprise account), or the `after` sent when nothing newer exists. Never null: poll with it. */
+                next: number;
+                /**
+                 * @description Present (true) when `after` lies below the oldest event kept minus one: events after it were pruned (EVENT_RETENTION_DAYS), and the page starts at the oldest kept.
+                 * @constant
+                 */
+                gap?: true;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
          * @description Body of `getById`: the record identifier and, on the park edition where several enterprises may use one id, optionally the enterprise's `companyCode` (without it: the record when exactly one enterprise holds that id, 1002 naming `companyCode` when several do). On the enterprise edition `companyCode` can only name its own enterprise (another one: 1004).
          * @example {
          *       "id": "RU-001"
@@ -6475,6 +6550,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnterpriseListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemEventList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EventListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad `after`, `types` or `pageSize` (or an unknown field). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventListEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -32,6 +32,7 @@ import { historyRetention } from './operations/history-retention.ts'
 import { Idempotency } from './operations/idempotency.ts'
 import { ResourceOperations } from './operations/resource-operations.ts'
 import { SystemOperations } from './operations/system-operations.ts'
+import { eventParts } from './operations/event-wiring.ts'
 import type { ParkPush } from './park/park-push.ts'
 import { isPush } from './park/park-policy.ts'
 import { parkPush } from './park/park-wiring.ts'
@@ -203,7 +204,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     document,
     pushing,
   })
-  const { background, push, history } = parts
+  const { background, push, history, events } = parts
   const retention = historyRetention(config, history, background, app.log)
   const housekeeping = new Housekeeping({ background, pool, log: app.log })
   const close = async () => {
@@ -211,6 +212,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await app.close()
     await push?.stop()
     await retention?.stop()
+    await events.stop()
     await housekeeping.stop()
     await background.stop()
     await authState.close()
@@ -219,7 +221,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // runs while the operations are registered on this thread (the largest part of a start):
   // pg-boss's schedules, the first admin's password hash. Awaited once the app is ready.
   const started = inBackground(
-    Promise.all([pushStarted, retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword)]),
+    Promise.all([pushStarted, retention?.start(), housekeeping.start(), app.auth.ensureAdmin(config.adminPassword), events.start()]),
   )
   try {
     await registerOperations(app, { config, pool, document, registry, compiles, policies, clock: options.clock, parts })
@@ -249,9 +251,19 @@ async function registerOperations(
   },
 ): Promise<void> {
   const { config, pool, document, registry, compiles, policies, clock } = options
-  const { resources, attachments, system, wakePush, push, sync } = options.parts
+  const { resources, attachments, system, wakePush, push, sync, events } = options.parts
   const idempotency = new Idempotency({ pool, ttlHours: config.idempotencyTtlHours })
-  const handlers = operationHandlers({ document, registry, resources, attachments, system, idempotency, edition: config.edition, wakePush })
+  const handlers = operationHandlers({
+    document,
+    registry,
+    resources,
+    attachments,
+    system,
+    idempotency,
+    edition: config.edition,
+    wakePush,
+    events,
+  })
   await app.register(operations, {
     document,
     compiles,
@@ -308,7 +320,11 @@ function businessOperations(
     format,
     countsByEnterprise: config.edition === 'park',
   })
-  const wakePush = () => push?.wake()
+  const events = eventParts({ config, pool, registry, format, background, log: app.log })
+  const wakePush = () => {
+    push?.wake()
+    events.wake()
+  }
   const history = new HistoryStore({ pool, format, retentionDays: config.historyRetentionDays, park: config.edition === 'park' })
   const resources = new ResourceOperations({
     store,
@@ -331,7 +347,7 @@ function businessOperations(
     reconciler: push?.reconciler,
     failedRequeueRounds: config.push.failedRequeueRounds,
   })
-  return { background, push, wakePush, sync, history, resources, attachments, system }
+  return { background, push, wakePush, sync, history, resources, attachments, system, events }
 }
 
 /** attachment/add carries a file of up to ATTACHMENT_MAX_BYTES as base64 (4/3 of it) beside its other fields. */

@@ -10,12 +10,14 @@ import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
 import type { AttachmentOperations } from '../operations/attachment-operations.ts'
+import type { EventOperations } from '../operations/event-operations.ts'
 import type { Idempotency } from '../operations/idempotency.ts'
 import type { SearchRequest } from '../domain/search.ts'
 import type { ResourceOperations } from '../operations/resource-operations.ts'
 import type { SystemOperations } from '../operations/system-operations.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { eventHandlers } from './event-handlers.ts'
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
@@ -60,6 +62,7 @@ export interface HandlerOptions {
   idempotency: Idempotency
   edition: Config['edition']
   wakePush: () => void
+  events: EventOperations
 }
 
 export function operationHandlers(options: HandlerOptions): Map<string, Handler> {
@@ -77,6 +80,7 @@ export function operationHandlers(options: HandlerOptions): Map<string, Handler>
     ['systemSyncReconcile', (request) => system.syncReconcile(bodyOf<BodyOf<'systemSyncReconcile'>>(request))],
     ['systemSyncDigest', (request) => system.syncDigest(bodyOf<BodyOf<'systemSyncDigest'>>(request), ownCompany(request))],
     ['systemEnterpriseList', () => system.enterpriseList()],
+    ...eventHandlers(options.events),
   ])
   for (const { operationId, spec } of listOperations(options.document)) {
     const key = spec['x-resource']

@@ -86,6 +86,7 @@ t.test('every system operation', async (t) => {
   const status = await ok('/system/sync/status', {})
   t.equal(status.resources.length, RESOURCES.length * 2, 'records and attachments of each resource')
   await ok('/system/sync/retry', {})
+  t.ok(Array.isArray((await ok('/system/event/list', {})).list))
   await ok('/system/logout', undefined, session.token)
 })
 
