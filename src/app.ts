@@ -203,6 +203,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     compiles,
     document,
     pushing,
+    deploymentSecret: () => jwtSecret(config.jwtSecret, prisma),
   })
   const { background, push, history, events } = parts
   const retention = historyRetention(config, history, background, app.log)
@@ -309,6 +310,7 @@ function businessOperations(
     compiles: CompileOnFirstUse
     document: OpenApiDocument
     pushing: ReturnType<typeof pushParts>
+    deploymentSecret: () => Promise<string>
   },
 ) {
   const { config, pool, registry, format, compiles, document } = options
@@ -320,7 +322,7 @@ function businessOperations(
     format,
     countsByEnterprise: config.edition === 'park',
   })
-  const events = eventParts({ config, pool, registry, format, background, log: app.log })
+  const events = eventParts({ config, pool, registry, format, background, log: app.log, deploymentSecret: options.deploymentSecret })
   const wakePush = () => {
     push?.wake()
     events.wake()

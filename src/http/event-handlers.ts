@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { operations } from '../../generated/openapi.ts'
 import { type Envelope, success } from '../errors.ts'
-import type { EventOperations } from '../operations/event-operations.ts'
+import type { EventParts } from '../operations/event-wiring.ts'
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
 
@@ -13,7 +13,7 @@ function bodyOf<Id extends keyof operations>(request: FastifyRequest): Body<Id> 
   return (request.body ?? {}) as Body<Id>
 }
 
-export function eventHandlers(events: EventOperations): [string, Handler][] {
+export function eventHandlers({ events, webhooks }: EventParts): [string, Handler][] {
   return [
     [
       'systemEventList',
@@ -25,6 +25,20 @@ export function eventHandlers(events: EventOperations): [string, Handler][] {
             request.caller?.role === 'enterprise' ? (request.caller.companyCode ?? '') : undefined,
           ),
         ),
+    ],
+    ['systemWebhookAdd', async (request) => success(await webhooks.add(bodyOf<'systemWebhookAdd'>(request)))],
+    ['systemWebhookUpdate', async (request) => success(await webhooks.update(bodyOf<'systemWebhookUpdate'>(request)))],
+    ['systemWebhookDelete', async (request) => success(await webhooks.delete(bodyOf<'systemWebhookDelete'>(request).id))],
+    ['systemWebhookList', async () => success(await webhooks.list())],
+    ['systemWebhookRotateSecret', async (request) => success(await webhooks.rotateSecret(bodyOf<'systemWebhookRotateSecret'>(request).id))],
+    ['systemWebhookTest', async (request) => success(await webhooks.test(bodyOf<'systemWebhookTest'>(request).id))],
+    ['systemWebhookDeliveries', async (request) => success(await webhooks.deliveries(bodyOf<'systemWebhookDeliveries'>(request)))],
+    [
+      'systemWebhookRedeliver',
+      async (request) => {
+        const { id, eventId } = bodyOf<'systemWebhookRedeliver'>(request)
+        return success(await webhooks.redeliver(id, eventId))
+      },
     ],
   ]
 }

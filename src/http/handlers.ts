@@ -10,7 +10,7 @@ import type { Config } from '../config.ts'
 import { listOperations, type OpenApiDocument } from '../contract/openapi-document.ts'
 import { BusinessError, Code, type Envelope, statusOf, success } from '../errors.ts'
 import type { AttachmentOperations } from '../operations/attachment-operations.ts'
-import type { EventOperations } from '../operations/event-operations.ts'
+import type { EventParts } from '../operations/event-wiring.ts'
 import type { Idempotency } from '../operations/idempotency.ts'
 import type { SearchRequest } from '../domain/search.ts'
 import type { ResourceOperations } from '../operations/resource-operations.ts'
@@ -62,7 +62,7 @@ export interface HandlerOptions {
   idempotency: Idempotency
   edition: Config['edition']
   wakePush: () => void
-  events: EventOperations
+  events: EventParts
 }
 
 export function operationHandlers(options: HandlerOptions): Map<string, Handler> {

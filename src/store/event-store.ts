@@ -3,7 +3,7 @@
 // time numbers the committed ones into `event` (migration 130 says why); the feed reads `event` by
 // seq; retention prunes the oldest.
 import type pg from 'pg'
-import type { Queryable } from './database.ts'
+import { inTransaction, type Queryable } from './database.ts'
 
 /** An event as stored: `data` of a record event holds `changes` as the history entry stores them. */
 export interface StoredEvent {
@@ -56,7 +56,7 @@ export async function recordEvent(db: Queryable, event: NewEvent): Promise<void>
 
 /** How many inbox events one sequencer transaction numbers at most. */
 const SEQUENCE_BATCH = 5000
-const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
+export const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
 
 /**
  * Numbers, in arrival order, the committed inbox events the statement sees (at most $1), after the
@@ -99,23 +99,33 @@ export class EventStore {
   }
 
   private async sequenceBatch(): Promise<number> {
-    const client = await this.pool.connect()
-    try {
-      await client.query('BEGIN')
+    return inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [SEQUENCER_LOCK])
-      // A statement of its own, after the lock: its snapshot sees the previous sequencer's commit.
-      const [{ last: before }] = (await client.query<{ last: string }>('SELECT last FROM event_counter')).rows
-      const { rows } = await client.query<{ n: number }>(SEQUENCE_SQL, [SEQUENCE_BATCH])
-      const numbered = rows[0].n
-      if (numbered > 0 && this.afterSequence) await this.afterSequence(client, Number(before) + 1, Number(before) + numbered)
-      await client.query('COMMIT')
-      return numbered
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined)
-      throw error
-    } finally {
-      client.release()
-    }
+      return this.numberBatch(client)
+    })
+  }
+
+  /** Numbers a batch of the inbox on `client`, which holds the sequencer's lock; answers how many. */
+  private async numberBatch(client: pg.PoolClient): Promise<number> {
+    // A statement of its own, after the lock: its snapshot sees the previous sequencer's commit.
+    const [{ last: before }] = (await client.query<{ last: string }>('SELECT last FROM event_counter')).rows
+    const { rows } = await client.query<{ n: number }>(SEQUENCE_SQL, [SEQUENCE_BATCH])
+    const numbered = rows[0].n
+    if (numbered > 0 && this.afterSequence) await this.afterSequence(client, Number(before) + 1, Number(before) + numbered)
+    return numbered
+  }
+
+  /**
+   * `work` in a transaction holding the sequencer's lock, after every event committed before it was
+   * numbered (and its deliveries planned): what `work` changes of the webhooks applies exactly to
+   * the events committed after it.
+   */
+  async afterNumbering<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [SEQUENCER_LOCK])
+      while ((await this.numberBatch(client)) === SEQUENCE_BATCH);
+      return work(client)
+    })
   }
 
   /** A page of the feed, with the last seq given and the oldest kept, all of one snapshot. */
@@ -148,6 +158,15 @@ export class EventStore {
       last: Number(row.last),
       oldest: row.oldest === null ? undefined : Number(row.oldest),
     }
+  }
+
+  /** The event at `seq`, while it is kept. */
+  async bySeq(seq: number): Promise<StoredEvent | undefined> {
+    const { rows } = await this.pool.query<StoredEvent>(
+      'SELECT seq::float8 AS seq, id, type, time, "companyCode", data FROM event WHERE seq = $1',
+      [seq],
+    )
+    return rows[0]
   }
 
   /**
