@@ -63,7 +63,7 @@ export class WebhookDelivery {
     await this.background.queue<{ delivery: string; attempt: number }>(
       DELIVERY_QUEUE,
       // A process that died mid-attempt: its job is taken again once expired.
-      { expireInSeconds: 60, retryLimit: 20, retryDelay: 5, work: { localConcurrency: 8, localGroupConcurrency: PER_ENDPOINT } },
+      { expireInSeconds: 30, retryLimit: 20, retryDelay: 5, work: { localConcurrency: 8, localGroupConcurrency: PER_ENDPOINT } },
       async (jobs) => {
         for (const job of jobs) await this.attempt(job.data.delivery, job.data.attempt)
       },
