@@ -6,6 +6,7 @@ import type pg from 'pg'
 import type { Config } from '../config.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { Background } from '../store/background.ts'
+import { openPool } from '../store/database.ts'
 import { EventStore } from '../store/event-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { WebhookStore } from '../store/webhook-store.ts'
@@ -35,18 +36,21 @@ export function eventParts(options: {
   clock?: () => number
 }): EventParts {
   const { config, pool, registry, format, background, log, clock } = options
+  const backgroundPool = eventsPool(config)
   const webhookStore = new WebhookStore({ pool })
+  const deliveryStore = new WebhookStore({ pool: backgroundPool })
   const secrets = new WebhookSecrets(options.deploymentSecret)
   // The sequencer plans the deliveries of the events it numbers, and queues their jobs, in its transaction.
   const later: { delivery?: WebhookDelivery } = {}
   const store = new EventStore({
     pool,
-    afterSequence: async (client, first, last) => later.delivery?.queue(client, await webhookStore.planDeliveries(client, first, last)),
+    sequencerPool: backgroundPool,
+    afterSequence: async (client, first, last) => later.delivery?.queue(client, await deliveryStore.planDeliveries(client, first, last)),
   })
   const events = new EventOperations({ store, registry, format, background, retentionDays: config.eventRetentionDays, log })
   const delivery = new WebhookDelivery({
-    pool,
-    store: webhookStore,
+    pool: backgroundPool,
+    store: deliveryStore,
     secrets,
     background,
     eventBody: async (seq) => {
@@ -68,17 +72,26 @@ export function eventParts(options: {
     afterNumbering: (work) => store.afterNumbering(work),
   })
   later.delivery = delivery
-  const worker = delivery
   return {
     events,
     webhooks,
     wake: () => events.wake(),
     start: async () => {
-      await Promise.all([events.start(), worker.start()])
+      await Promise.all([events.start(), delivery.start()])
     },
     stop: async () => {
       await events.stop()
-      await worker.stop()
+      await delivery.stop()
+      await backgroundPool.end()
     },
   }
+}
+
+/** The sequencer and the deliveries work on a small pool of their own: never on a request's connection. */
+function eventsPool(config: Config): pg.Pool {
+  return openPool(config.databaseUrl, {
+    max: 4,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  })
 }

@@ -72,12 +72,20 @@ const SEQUENCE_SQL =
   `SELECT count(*)::int AS n FROM stored`
 
 export class EventStore {
+  /** The feed's reads. */
   private readonly pool: pg.Pool
+  /** The sequencer's work and the deliveries' reads (a pool of its own in the service: never a request's connection). */
+  private readonly sequencerPool: pg.Pool
   /** Run in the sequencer's transaction after it numbered events (the webhooks' deliveries are planned there). */
   private readonly afterSequence: ((client: pg.PoolClient, first: number, last: number) => Promise<void>) | undefined
 
-  constructor(options: { pool: pg.Pool; afterSequence?: (client: pg.PoolClient, first: number, last: number) => Promise<void> }) {
+  constructor(options: {
+    pool: pg.Pool
+    sequencerPool?: pg.Pool
+    afterSequence?: (client: pg.PoolClient, first: number, last: number) => Promise<void>
+  }) {
     this.pool = options.pool
+    this.sequencerPool = options.sequencerPool ?? options.pool
     this.afterSequence = options.afterSequence
   }
 
@@ -88,7 +96,7 @@ export class EventStore {
    */
   async sequence(): Promise<number> {
     // Nothing waiting (an inbox row being moved is still seen until its move commits): no lock taken.
-    const { rows } = await this.pool.query<{ waiting: boolean }>('SELECT EXISTS (SELECT 1 FROM event_inbox) AS waiting')
+    const { rows } = await this.sequencerPool.query<{ waiting: boolean }>('SELECT EXISTS (SELECT 1 FROM event_inbox) AS waiting')
     if (!rows[0].waiting) return 0
     let total = 0
     for (;;) {
@@ -99,7 +107,7 @@ export class EventStore {
   }
 
   private async sequenceBatch(): Promise<number> {
-    return inTransaction(this.pool, async (client) => {
+    return inTransaction(this.sequencerPool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [SEQUENCER_LOCK])
       return this.numberBatch(client)
     })
@@ -121,7 +129,7 @@ export class EventStore {
    * the events committed after it.
    */
   async afterNumbering<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, async (client) => {
+    return inTransaction(this.sequencerPool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [SEQUENCER_LOCK])
       while ((await this.numberBatch(client)) === SEQUENCE_BATCH);
       return work(client)
@@ -141,9 +149,10 @@ export class EventStore {
     if (query.types) {
       // Each type walked from `after` by its own index range; merged, the first pageSize of them.
       values.push(query.types)
+      // The positions first, from the (type, seq) index alone; then the rows of the page only.
       page =
-        `SELECT e.* FROM unnest($${values.length}::text[]) AS t(type) CROSS JOIN LATERAL ` +
-        `(SELECT ${columns} FROM event WHERE event.type = t.type AND seq > $1${company} ORDER BY seq LIMIT $2) AS e ORDER BY seq LIMIT $2`
+        `SELECT ${columns} FROM event WHERE seq IN (SELECT e.seq FROM unnest($${values.length}::text[]) AS t(type) CROSS JOIN LATERAL ` +
+        `(SELECT seq FROM event WHERE event.type = t.type AND seq > $1${company} ORDER BY seq LIMIT $2) AS e ORDER BY e.seq LIMIT $2)`
     } else {
       page = `SELECT ${columns} FROM event WHERE seq > $1${company} ORDER BY seq LIMIT $2`
     }
@@ -162,7 +171,7 @@ export class EventStore {
 
   /** The event at `seq`, while it is kept. */
   async bySeq(seq: number): Promise<StoredEvent | undefined> {
-    const { rows } = await this.pool.query<StoredEvent>(
+    const { rows } = await this.sequencerPool.query<StoredEvent>(
       'SELECT seq::float8 AS seq, id, type, time, "companyCode", data FROM event WHERE seq = $1',
       [seq],
     )
