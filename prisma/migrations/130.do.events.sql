@@ -12,12 +12,15 @@
 -- events of one record keep their order: the second write waits for the first's commit (the row
 -- lock) before it appends.
 CREATE TABLE event_inbox (
-  arrival       bigserial PRIMARY KEY,
+  arrival       bigserial NOT NULL,
   type          text NOT NULL,
   time          timestamptz(3) NOT NULL,
   "companyCode" text NOT NULL,
   data          jsonb NOT NULL
 );
+-- No B-tree: the inbox holds the few events not yet numbered, and every write adds one; a BRIN
+-- index (next to free to maintain) keeps a large backlog's batches from reading it whole.
+CREATE INDEX event_inbox_arrival ON event_inbox USING brin (arrival);
 
 CREATE TABLE event (
   seq           bigint PRIMARY KEY,

@@ -77,7 +77,9 @@ export class EventOperations {
     // Every event committed before this request is numbered first: a caller reads its own writes.
     await this.sequence()
     const pageSize = request.pageSize ?? 100
-    const page = await this.store.page({ after: request.after, types: request.types, pageSize, companyCode })
+    // No types, or none listed: every type.
+    const types = request.types?.length ? request.types : undefined
+    const page = await this.store.page({ after: request.after, types, pageSize, companyCode })
     const list = page.list.map((event) => this.toWire(event))
     const after = request.after ?? Math.max((page.oldest ?? page.last + 1) - 1, 0)
     // The last event looked at: the page's last when it is full, else every event up to the newest.
