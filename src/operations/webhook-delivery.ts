@@ -1,7 +1,7 @@
 // Delivery of events to webhook endpoints (docs/events.md), by pg-boss jobs: one job per attempt,
 // queued in the transaction that made the attempt due (the sequencer's, or the end of the attempt
-// before), in a group per endpoint so that a slow endpoint holds at most a few of this process's
-// workers and never delays another endpoint. Each attempt is a Standard Webhooks 1.0 POST signed by
+// before). An endpoint has a bounded number of attempts in flight per process, fewer once they go
+// unanswered: a slow endpoint's next attempts wait, holding no worker another endpoint needs. Each attempt is a Standard Webhooks 1.0 POST signed by
 // the `standardwebhooks` package (with both secrets during a rotation), within 15 s; then the
 // retry schedule, `failed`, and the endpoint disabled on a 410 or after 5 days of failures.
 import { request as httpRequest, type IncomingMessage } from 'node:http'
@@ -11,7 +11,7 @@ import type pg from 'pg'
 import { Webhook } from 'standardwebhooks'
 import type { Background } from '../store/background.ts'
 import { inTransaction, type Queryable } from '../store/database.ts'
-import { DELIVERY_LOCK, type DeliveryRow, type Queued, type WebhookStore } from '../store/webhook-store.ts'
+import { type DeliveryRow, type EndpointRow, type Queued, type WebhookStore } from '../store/webhook-store.ts'
 import { guardedLookup, refusedLiteral } from './webhook-address.ts'
 import type { WebhookSecrets } from './webhook-secrets.ts'
 
@@ -20,8 +20,16 @@ export const DELIVERY_QUEUE = 'webhook-delivery'
 export const RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]
 const TIMEOUT_MS = 15_000
 const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3600_000
-/** Attempts to one endpoint at once in this process. */
-const PER_ENDPOINT = 2
+/**
+ * Attempts to one endpoint that have gone unanswered over SLOW_MS, at most, in this process: a
+ * slow endpoint's next attempts wait (their jobs queued again a little later) instead of holding
+ * the workers that other endpoints' deliveries need.
+ */
+const SLOW_PER_ENDPOINT = 2
+const SLOW_MS = 1000
+/** Attempts to one endpoint in flight in this process, at most, however fast it answers. */
+const MOST_PER_ENDPOINT = 16
+const SLOW_WAIT_MS = 2000
 
 interface Answer {
   status: number | null
@@ -38,6 +46,9 @@ export class WebhookDelivery {
   private readonly allowPrivate: boolean
   private readonly log: FastifyBaseLogger
   private readonly clock: () => number
+  /** When each attempt in flight in this process started, by endpoint. */
+  private readonly inFlight = new Map<string, Set<number>>()
+  private repairs: NodeJS.Timeout | undefined
 
   constructor(options: {
     pool: pg.Pool
@@ -60,18 +71,34 @@ export class WebhookDelivery {
   }
 
   async start(): Promise<void> {
+    this.repairs = setInterval(
+      () => void this.repair().catch((error: unknown) => this.log.warn({ err: error }, 'webhook repair failed')),
+      5000,
+    )
+    this.repairs.unref()
     await this.background.queue<{ delivery: string; attempt: number }>(
       DELIVERY_QUEUE,
-      // A process that died mid-attempt: its job is taken again once expired.
-      { expireInSeconds: 30, retryLimit: 20, retryDelay: 5, work: { localConcurrency: 8, localGroupConcurrency: PER_ENDPOINT } },
+      // A process that died mid-attempt: its job is taken again once expired. Jobs come in batches
+      // (fetched again at once while they come full), attempted together.
+      { expireInSeconds: 30, retryLimit: 20, retryDelay: 5, work: { localConcurrency: 8, batchSize: 20, pollingIntervalSeconds: 0.5 } },
       async (jobs) => {
-        for (const job of jobs) await this.attempt(job.data.delivery, job.data.attempt)
+        await Promise.all(jobs.map((job) => this.attempt(job.data.delivery, job.data.attempt)))
       },
     )
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.repairs)
     await this.background.release(DELIVERY_QUEUE)
+  }
+
+  /**
+   * Queues the first waiting delivery of a record whose deliveries have none under way: one planned
+   * behind a delivery that ended while the sequencer was planning it (each saw the other's
+   * snapshot). Every few seconds, in every instance.
+   */
+  private async repair(): Promise<void> {
+    await inTransaction(this.pool, async (client) => this.queue(client, await this.store.stranded(client)))
   }
 
   /** Queues the jobs of these attempts in the transaction of `db` (they go once it commits). */
@@ -83,7 +110,6 @@ export class WebhookDelivery {
       due.map((item) => ({
         data: { delivery: item.id, attempt: item.attempt },
         startAfter: new Date(item.due),
-        group: { id: item.endpoint },
       })),
       { db: { executeSql: async (text, values) => db.query(text, values) } },
     )
@@ -105,6 +131,26 @@ export class WebhookDelivery {
       )
       return
     }
+    const flying = this.inFlight.get(endpoint.id) ?? new Set<number>()
+    this.inFlight.set(endpoint.id, flying)
+    const startedAt = performance.now()
+    const slow = [...flying].filter((started) => startedAt - started > SLOW_MS).length
+    if (slow >= SLOW_PER_ENDPOINT || flying.size >= MOST_PER_ENDPOINT) {
+      await inTransaction(this.pool, (client) =>
+        this.queue(client, [{ id: delivery.id, endpoint: endpoint.id, attempt, due: new Date(Date.now() + SLOW_WAIT_MS) }]),
+      )
+      return
+    }
+    flying.add(startedAt)
+    try {
+      await this.send(delivery, endpoint, body)
+    } finally {
+      flying.delete(startedAt)
+    }
+  }
+
+  /** Signs and POSTs the delivery's body, then settles the attempt. */
+  private async send(delivery: DeliveryRow, endpoint: EndpointRow, body: Record<string, unknown>): Promise<void> {
     const payload = JSON.stringify(body)
     const now = new Date(this.clock())
     const keys = [
@@ -130,7 +176,6 @@ export class WebhookDelivery {
     const attempts = delivery.attempts + (unattempted ? 0 : 1)
     const delivered = answer.status !== null && answer.status >= 200 && answer.status < 300
     await inTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [DELIVERY_LOCK])
       const record = async (outcome: 'delivered' | 'pending' | 'failed') => {
         if (unattempted) return
         await this.store.recordAttempt(client, delivery, {

@@ -56,7 +56,7 @@ export async function recordEvent(db: Queryable, event: NewEvent): Promise<void>
 
 /** How many inbox events one sequencer transaction numbers at most. */
 const SEQUENCE_BATCH = 5000
-export const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
+const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
 
 /**
  * Numbers, in arrival order, the committed inbox events the statement sees (at most $1), after the

@@ -5,7 +5,6 @@
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { Queryable } from './database.ts'
-export { SEQUENCER_LOCK as DELIVERY_LOCK } from './event-store.ts'
 
 export interface EndpointRow {
   id: string
@@ -205,8 +204,8 @@ export class WebhookStore {
 
   /**
    * The delivery ends (delivered or failed) after `attempts` attempts; the next waiting delivery of
-   * its record to its endpoint becomes pending (answered, to be queued). Under DELIVERY_LOCK, so
-   * the sequencer never plans a delivery behind one that ends meanwhile.
+   * its record to its endpoint becomes pending (answered, to be queued). One the sequencer planned
+   * behind it meanwhile (each seeing the other's snapshot) is queued by `stranded`.
    */
   async end(db: Queryable, delivery: DeliveryRow, state: 'delivered' | 'failed', attempts: number): Promise<Queued[]> {
     await db.query(`UPDATE webhook_delivery SET state = $2, attempts = $3 WHERE id = $1`, [delivery.id, state, attempts])
@@ -216,6 +215,17 @@ export class WebhookStore {
       `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE id = (SELECT id FROM webhook_delivery ` +
         `WHERE endpoint = $1 AND "recordKey" = $2 AND state = 'waiting' ORDER BY seq LIMIT 1) RETURNING id, endpoint, attempts AS attempt, due`,
       [delivery.endpoint, delivery.recordKey],
+    )
+    return rows
+  }
+
+  /** The first waiting delivery of each record none of whose deliveries is pending, made pending (to be queued). */
+  async stranded(db: Queryable): Promise<Queued[]> {
+    const { rows } = await db.query<Queued>(
+      `UPDATE webhook_delivery AS d SET state = 'pending', due = now() WHERE d.state = 'waiting' ` +
+        `AND NOT EXISTS (SELECT 1 FROM webhook_delivery AS p WHERE p.endpoint = d.endpoint AND p."recordKey" = d."recordKey" AND p.state = 'pending') ` +
+        `AND d.seq = (SELECT min(w.seq) FROM webhook_delivery AS w WHERE w.endpoint = d.endpoint AND w."recordKey" = d."recordKey" AND w.state = 'waiting') ` +
+        `RETURNING d.id, d.endpoint, d.attempts AS attempt, d.due`,
     )
     return rows
   }
