@@ -347,6 +347,186 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/system/event/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The event feed
+         * @description Both editions; roles `admin`, `operator`, `viewer`, and on the park an `enterprise` account, which reads its own enterprise's events only. The events after `after`, by `seq` ascending: every event committed before the request is readable by it, and one that commits later gets a greater `seq` than every event already readable, so a consumer following `next` never skips one. Events are kept EVENT_RETENTION_DAYS (default 30); an `after` below the oldest kept minus one answers from the oldest kept with `data.gap: true`. See docs/events.md.
+         */
+        post: operations["systemEventList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Admin only. Adds an endpoint and answers its signing secret, this once (`data.secret`). 1003 when the id is taken; 1002 a refused URL (see `url`). See docs/events.md.
+         */
+        post: operations["systemWebhookAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Admin only. Changes what is sent; `enabled: true` brings a disabled endpoint back. 1004 unknown id; 1002 a refused URL. See docs/events.md.
+         */
+        post: operations["systemWebhookUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Admin only. Deletes the endpoint, its deliveries under way and its attempts. 1004 unknown id. See docs/events.md.
+         */
+        post: operations["systemWebhookDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List webhook endpoints
+         * @description Admin only. Every endpoint, without secrets: `enabled` and, when disabled, why. Takes no body or `{}`. See docs/events.md.
+         */
+        post: operations["systemWebhookList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook secret
+         * @description Admin only. Answers a new signing secret, this once; the previous one keeps signing beside it (two `v1,` signatures, space-separated) for 24 hours. A second rotation ends the oldest one at once: never more than two. 1004 unknown id. See docs/events.md.
+         */
+        post: operations["systemWebhookRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a ping
+         * @description Admin only. Queues a `ping` event to the endpoint, signed, with an id of its own and no `seq` (not in the feed); its attempts appear in `deliveries`. 1004 unknown id. See docs/events.md.
+         */
+        post: operations["systemWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery attempts
+         * @description Admin only. A page of the endpoint's attempts, newest first. 1004 unknown id. See docs/events.md.
+         */
+        post: operations["systemWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhook/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Admin only. One more delivery of the event now, with the same `webhook-id`, outside the order of its record's events (a delivery already queued for it still goes). 1004 unknown endpoint or an event no longer kept; 1002 a disabled endpoint. See docs/events.md.
+         */
+        post: operations["systemWebhookRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hazard/monitorEquip/add": {
         parameters: {
             query?: never;
@@ -7179,6 +7359,231 @@ export type components = {
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
+         * @description What happened. `record.added`, `record.updated`, `record.deleted`: a business write that added a history entry (on the park: a pushed record as applied there; `record.added` the first time the park holds a record, `record.deleted` alone for one that first arrives deleted). `sync.failed`: a record's push to the park ended `failed`. The others: alarms, missed inspection periods, overdue hidden dangers and work tickets.
+         * @enum {string}
+         */
+        EventType: "record.added" | "record.updated" | "record.deleted" | "sync.failed" | "alarm.raised" | "alarm.changed" | "alarm.cleared" | "alarm.acknowledged" | "alarm.disposed" | "period.missed" | "danger.overdue" | "ticket.overdue";
+        /**
+         * @description A page of the feed: the events after `after` (exclusive), oldest first. Every field optional (`{}`: the first 100 events kept).
+         * @example {
+         *       "after": 0,
+         *       "pageSize": 100
+         *     }
+         */
+        EventListRequest: {
+            /** @description The position to read after: `next` of the previous page (0 or none: from the oldest kept). A position, not an id. */
+            after?: number;
+            /** @description Only events of these types (the others are passed over); none or empty for every type. */
+            types?: components["schemas"]["EventType"][];
+            /**
+             * @description At most this many events (1..1000, default 100).
+             * @default 100
+             */
+            pageSize: number;
+        };
+        /** @description One event. Record events carry `data` `{resource, id, version, changes}` exactly as the record's history entry (`changes`: `{field: [old, new]}`, on an add `[null, value]` per field set, on a delete `{}`; instants in the configured zone), `resource` named as its path (`prevent/riskUnit`, `hazard/monitorAlarm`) and `version` the record's (on the park, the enterprise's). `sync.failed` carries `{resource, id, version, error}`: the version whose push failed and why. */
+        Event: {
+            /**
+             * Format: uuid
+             * @description The event's own id; the `webhook-id` of its deliveries.
+             */
+            id: string;
+            type: components["schemas"]["EventType"];
+            time: components["schemas"]["Instant"];
+            /** @description The event's position in its edition's feed: rises by one per event, without gaps, in the order events become readable. */
+            seq: number;
+            /** @description The enterprise the event belongs to. */
+            companyCode: string;
+            /** @description What the event says; its shape depends on `type` (see above). */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Envelope of `event/list`. */
+        EventListEnvelope: {
+            data: {
+                /** @description The events of this page, by `seq` ascending. */
+                list: components["schemas"]["Event"][];
+                /** @description The `after` of the following page: the `seq` of the last event looked at (with `types`, events of other types are passed over, and so are other enterprises' for an enterprise account), or the `after` sent when nothing newer exists. Never null: poll with it. */
+                next: number;
+                /**
+                 * @description Present (true) when `after` lies below the oldest event kept minus one: events after it were pruned (EVENT_RETENTION_DAYS), and the page starts at the oldest kept.
+                 * @constant
+                 */
+                gap?: true;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description The endpoint's id, chosen by the admin: 1..64 of A-Z a-z 0-9 _ . - ; unique (1003 when taken). */
+        WebhookId: string;
+        /**
+         * Format: uri
+         * @description Where events are POSTed: an http(s) URL. Refused (1002) when its host is, or resolves to, an address on a loopback, private (RFC 1918), carrier-grade NAT, link-local (cloud metadata included), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified network (IPv4-mapped IPv6 forms included), or does not resolve; the name is resolved again at each delivery and such addresses are never connected to. WEBHOOK_ALLOW_PRIVATE=true lifts this (tests, isolated networks).
+         */
+        WebhookUrl: string;
+        /** @description The event types delivered to the endpoint. */
+        WebhookTypes: components["schemas"]["EventType"][];
+        /** @description Free text for the admins. */
+        WebhookDescription: string;
+        /**
+         * @description Body of `/system/webhook/add`.
+         * @example {
+         *       "id": "erp",
+         *       "url": "https://erp.example.com/hooks/safety",
+         *       "types": [
+         *         "record.added",
+         *         "record.updated"
+         *       ]
+         *     }
+         */
+        WebhookAddRequest: {
+            id: components["schemas"]["WebhookId"];
+            url: components["schemas"]["WebhookUrl"];
+            types: components["schemas"]["WebhookTypes"];
+            description?: components["schemas"]["WebhookDescription"];
+        };
+        /** @description What an endpoint's answers say of it. */
+        WebhookFields: {
+            id: components["schemas"]["WebhookId"];
+            /** @description Where events are POSTed. */
+            url: string;
+            /** @description The event types delivered to it. */
+            types: components["schemas"]["EventType"][];
+            /** @description Free text for the admins. */
+            description: string | null;
+            /** @description Whether events are delivered to it. */
+            enabled: boolean;
+            /** @description Why it is disabled (`the endpoint answered 410 Gone`, `every attempt failed for 5 days`, `disabled by an admin`); null while enabled. */
+            disabledReason: string | null;
+            /** @description During a rotation, until when the previous secret still signs beside the current one; null otherwise. */
+            previousSecretUntil: components["schemas"]["Instant"] | null;
+            createTime: components["schemas"]["Instant"];
+            updateTime: components["schemas"]["Instant"];
+        };
+        /** @description The signing secret, answered this once: `whsec_` + base64 of 32 random bytes (Standard Webhooks). Kept encrypted (AES-256-GCM under a key derived by HKDF-SHA-256 from the deployment's JWT secret). */
+        WebhookSecret: string;
+        /** @description Envelope of `webhook/add`. */
+        WebhookAddEnvelope: {
+            data: ({
+                secret: components["schemas"]["WebhookSecret"];
+            } & components["schemas"]["WebhookFields"]) | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description Body of `/system/webhook/update`: what is sent changes. `enabled: true` brings back an endpoint disabled by a 410, by 5 days of failures or by an admin (events written meanwhile are not delivered to it: the feed has them).
+         * @example {
+         *       "id": "erp",
+         *       "enabled": true
+         *     }
+         */
+        WebhookUpdateRequest: {
+            id: components["schemas"]["WebhookId"];
+            url?: components["schemas"]["WebhookUrl"];
+            types?: components["schemas"]["WebhookTypes"];
+            description?: components["schemas"]["WebhookDescription"];
+            /** @description false stops deliveries to it (those under way end `failed`); true brings it back. */
+            enabled?: boolean;
+        };
+        /** @description An endpoint as listed (never its secrets). */
+        Webhook: components["schemas"]["WebhookFields"];
+        /** @description Envelope of `webhook/update`. */
+        WebhookEnvelope: {
+            data: components["schemas"]["Webhook"] | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description An endpoint by its id.
+         * @example {
+         *       "id": "erp"
+         *     }
+         */
+        WebhookIdRequest: {
+            id: components["schemas"]["WebhookId"];
+        };
+        /** @description Envelope of `webhook/list`. */
+        WebhookListEnvelope: {
+            data: {
+                /** @description Every endpoint, by id. */
+                list: components["schemas"]["Webhook"][];
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Envelope of `webhook/rotateSecret`. */
+        WebhookSecretEnvelope: {
+            data: {
+                secret: components["schemas"]["WebhookSecret"];
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /** @description Envelope of `webhook/test` and `webhook/redeliver`. */
+        WebhookEventEnvelope: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The `webhook-id` of the delivery queued (a ping's own id for `test`); its attempts appear in `deliveries`.
+                 */
+                eventId: string;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description A page of an endpoint's delivery attempts, newest first.
+         * @example {
+         *       "id": "erp",
+         *       "pageNum": 1,
+         *       "pageSize": 20
+         *     }
+         */
+        WebhookDeliveriesRequest: {
+            id: components["schemas"]["WebhookId"];
+            pageNum?: components["schemas"]["PageNum"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        /** @description Envelope of `webhook/deliveries`. */
+        WebhookDeliveriesEnvelope: {
+            data: {
+                /** @description The attempts of this page, newest first. */
+                list: {
+                    /**
+                     * Format: uuid
+                     * @description The event delivered (`webhook-id`).
+                     */
+                    eventId: string;
+                    /** @description The event's type (`ping` for a test). */
+                    type: string;
+                    /** @description Which attempt of this delivery (1 the first). */
+                    attempt: number;
+                    time: components["schemas"]["Instant"];
+                    /** @description The HTTP status answered; null when no answer came. */
+                    status: number | null;
+                    /** @description How long the attempt took. */
+                    durationMs: number;
+                    /**
+                     * @description `delivered` a 2xx; `pending` failed and will be retried; `failed` will not be (retries exhausted, 410, or the endpoint disabled).
+                     * @enum {string}
+                     */
+                    outcome: "delivered" | "pending" | "failed";
+                    /** @description Why no answer came (timeout, refused connection, refused network); null when one did. */
+                    error: string | null;
+                }[];
+                /** @description Attempts to this endpoint, over all pages. */
+                total: number;
+                /** @description Page number of this page. */
+                pageNum: number;
+                /** @description Page size used. */
+                pageSize: number;
+            } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description One more delivery of an event (or a ping) to an endpoint, now, with the same `webhook-id`, outside the order of its record's events; a delivery already queued for it still goes. 1004 when the event is no longer kept.
+         * @example {
+         *       "id": "erp",
+         *       "eventId": "6f1c2a34-5b7d-4e8f-9a01-23456789abcd"
+         *     }
+         */
+        WebhookRedeliverRequest: {
+            id: components["schemas"]["WebhookId"];
+            /**
+             * Format: uuid
+             * @description The event's `id` (the `webhook-id` of its deliveries).
+             */
+            eventId: string;
+        };
+        /**
          * @description Body of `getById`: the record identifier and, on the park edition where several enterprises may use one id, optionally the enterprise's `companyCode` (without it: the record when exactly one enterprise holds that id, 1002 naming `companyCode` when several do). On the enterprise edition `companyCode` can only name its own enterprise (another one: 1004).
          * @example {
          *       "id": "RU-001"
@@ -7959,6 +8364,285 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IndicatorsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemEventList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EventListRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad `after`, `types` or `pageSize` (or an unknown field). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1003. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAddEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveriesRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    systemWebhookRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1004. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

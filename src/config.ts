@@ -42,6 +42,10 @@ export interface Config {
   readingsRetentionDays: number
   /** Largest attachment, decoded, in bytes. */
   attachmentMaxBytes: number
+  /** Days events are kept in the feed. */
+  eventRetentionDays: number
+  /** Webhook endpoints may be on loopback and private networks (a test or an isolated deployment). */
+  webhookAllowPrivate: boolean
   push: {
     retryLimit: number
     retryDelayMaxSeconds: number
@@ -97,6 +101,8 @@ export const schema = {
     SYNC_PUSH_DEBOUNCE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
     HISTORY_RETENTION_DAYS: { type: 'integer', minimum: 1 },
     READINGS_RETENTION_DAYS: { type: 'integer', minimum: 30, default: 90 },
+    EVENT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500, default: 30 },
+    WEBHOOK_ALLOW_PRIVATE: { type: 'boolean', default: false },
     ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, maximum: 1024 * 1024 * 1024, default: 5 * 1024 * 1024 },
     SYNC_JOB_EXPIRE_SECONDS: { type: 'integer', minimum: 1, default: 30 },
     SYNC_SUPERVISE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
@@ -147,6 +153,8 @@ interface Environment {
   SYNC_PUSH_DEBOUNCE_MS: number
   HISTORY_RETENTION_DAYS?: number
   READINGS_RETENTION_DAYS: number
+  EVENT_RETENTION_DAYS: number
+  WEBHOOK_ALLOW_PRIVATE: boolean
   ATTACHMENT_MAX_BYTES: number
   SYNC_JOB_EXPIRE_SECONDS: number
   SYNC_SUPERVISE_SECONDS: number
@@ -233,6 +241,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     historyRetentionDays: raw.HISTORY_RETENTION_DAYS,
     readingsRetentionDays: raw.READINGS_RETENTION_DAYS,
     attachmentMaxBytes: raw.ATTACHMENT_MAX_BYTES,
+    eventRetentionDays: raw.EVENT_RETENTION_DAYS,
+    webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE,
     push: pushSettings(raw),
   }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {

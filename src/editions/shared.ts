@@ -17,6 +17,7 @@ import { loadOpenApi, openApiYaml, type OpenApiDocument } from '../contract/open
 import { createAjv } from '../contract/validation.ts'
 import { BusinessError, Code } from '../errors.ts'
 import { answerClientError, answerFrameworkError } from '../http/client-errors.ts'
+import { eventHandlers } from '../http/event-handlers.ts'
 import { type Handler, resourceHandlers, systemHandlers, type WriteOptions } from '../http/handlers.ts'
 import { type OperationPolicy, operationPolicies } from '../http/operation-policy.ts'
 import authentication, { type Refusal, tokenAudience } from '../http/plugins/authentication.ts'
@@ -32,6 +33,7 @@ import securityHeaders from '../http/plugins/security-headers.ts'
 import { operationIdOf } from '../http/routing.ts'
 import { sharedSerializers } from '../http/shared-serializers.ts'
 import { AttachmentOperations } from '../operations/attachment-operations.ts'
+import { eventParts, type EventParts } from '../operations/event-wiring.ts'
 import { historyRetention } from '../operations/history-retention.ts'
 import { Idempotency } from '../operations/idempotency.ts'
 import { ResourceOperations } from '../operations/resource-operations.ts'
@@ -88,6 +90,8 @@ export interface SharedParts {
   background: Background
   sync: SyncStore
   attachmentStore: AttachmentStore
+  /** Events out: the feed, and the webhooks' deliveries; both editions emit them. */
+  events: EventParts
 }
 
 /** What an edition adds to the skeleton. */
@@ -129,16 +133,28 @@ export interface Edition {
   compose(shared: SharedParts): EditionParts
 }
 
-function sharedParts(options: Pick<SharedParts, 'config' | 'pool' | 'document' | 'compiles' | 'log' | 'clock'>): SharedParts {
-  const { config, pool, document, log } = options
+function sharedParts(
+  options: Pick<SharedParts, 'config' | 'pool' | 'document' | 'compiles' | 'log' | 'clock'> & {
+    /** The deployment's JWT secret: the webhooks' secrets are encrypted under a key derived from it. */
+    deploymentSecret: () => Promise<string>
+  },
+): SharedParts {
+  const { config, pool, document, log, clock, deploymentSecret } = options
   const registry = new ResourceRegistry(document)
   const format = instantFormatter(config.timeZone)
+  const background = new Background({ databaseUrl: config.databaseUrl, log, superviseSeconds: config.push.superviseSeconds })
   return {
-    ...options,
+    config,
+    pool,
+    document,
+    compiles: options.compiles,
+    log,
+    clock,
     registry,
     format,
     policies: operationPolicies(document),
-    background: new Background({ databaseUrl: config.databaseUrl, log, superviseSeconds: config.push.superviseSeconds }),
+    background,
+    events: eventParts({ config, pool, registry, format, background, log, deploymentSecret, clock }),
     sync: new SyncStore({ pool, registry }),
     attachmentStore: new AttachmentStore({ pool, companyCode: config.companyCode, format }),
   }
@@ -152,8 +168,16 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
   await migrate(pool, edition.name)
   const compiles = new CompileOnFirstUse(createAjv())
   const app = createFastify(config, options.logger, compiles)
-  const shared = sharedParts({ config, pool, document, compiles, log: app.log, clock: options.clock ?? Date.now })
-  const { policies, background } = shared
+  const shared = sharedParts({
+    config,
+    pool,
+    document,
+    compiles,
+    log: app.log,
+    clock: options.clock ?? Date.now,
+    deploymentSecret: () => jwtSecret(config.jwtSecret, prisma),
+  })
+  const { policies, background, events } = shared
   const authState = new AuthState(prisma, config.databaseUrl)
   const parts = edition.compose(shared)
   const { push } = parts
@@ -168,21 +192,17 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
     await authState.close()
     throw error
   }
-  const history = new HistoryStore({
-    pool,
-    format: shared.format,
-    retentionDays: config.historyRetentionDays,
-    addsHaveEntries: parts.addsHaveEntries,
-  })
-  const retention = historyRetention(config, history, background, app.log)
+  const { historyRetentionDays: retentionDays } = config
+  const history = new HistoryStore({ pool, format: shared.format, retentionDays, addsHaveEntries: parts.addsHaveEntries })
   const housekeeping = new Housekeeping({ background, pool, log: app.log })
+  // The background work beside the push, stopped in this order before pg-boss.
+  const retention = historyRetention(config, history, background, app.log)
+  const services = [...(retention ? [retention] : []), housekeeping, ...(parts.services ?? []), events]
   const close = async () => {
     // In-flight requests finish first, then the push in progress, then the database listeners.
     await app.close()
     await push?.stop()
-    await retention?.stop()
-    await housekeeping.stop()
-    for (const service of parts.services ?? []) await service.stop()
+    for (const service of services) await service.stop()
     await background.stop()
     await authState.close()
   }
@@ -190,18 +210,12 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
   // runs while the operations are registered on this thread (the largest part of a start):
   // pg-boss's schedules, the first admin's password hash. Awaited once the app is ready.
   const started = inBackground(
-    Promise.all([
-      pushStarted,
-      retention?.start(),
-      housekeeping.start(),
-      app.auth.ensureAdmin(config.adminPassword),
-      ...(parts.services ?? []).map((service) => service.start()),
-    ]),
+    Promise.all([app.auth.ensureAdmin(config.adminPassword), pushStarted, ...services.map((service) => service.start())]),
   )
   try {
     await registerOperations(app, { shared, parts, history, edition: edition.name, clock: options.clock })
     await app.ready()
-    const [, , , generatedAdminPassword] = await started
+    const [generatedAdminPassword] = await started
     return { fastify: app, generatedAdminPassword, push, housekeeping, compileAll: () => compiles.compileAll(), close }
   } catch (error) {
     // What was started is stopped before the failure is reported.
@@ -273,10 +287,15 @@ function operationHandlers(
   })
   const writes: WriteOptions = {
     idempotency: new Idempotency({ pool, ttlHours: config.idempotencyTtlHours }),
-    wakePush: () => void parts.push?.wake(),
+    // A write wakes the push and the events' numbering (both coalesced, never awaited).
+    wakePush: () => {
+      void parts.push?.wake()
+      options.shared.events.wake()
+    },
   }
   const handlers = new Map([
     ...systemHandlers(system),
+    ...eventHandlers(options.shared.events),
     ...resourceHandlers({ document, registry, resources, attachments, ...writes }),
     ...parts.handlers({ writes, history: options.history, attachments }),
   ])

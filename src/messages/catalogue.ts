@@ -176,6 +176,19 @@ export const catalogue = {
   },
   handlingTransition: { en: 'handling: {from} cannot become {to}', zh: 'handling：不能从 {from} 变为 {to}' },
 
+  // Webhooks and the events they deliver.
+  urlNotUrl: { en: 'url: not a URL: {url}', zh: 'url：不是有效的 URL：{url}' },
+  urlScheme: { en: 'url: must be http or https', zh: 'url：必须为 http 或 https' },
+  urlCredentials: { en: 'url: must not carry credentials', zh: 'url：不能包含用户名或密码' },
+  urlUnresolved: { en: 'url: the name {host} does not resolve', zh: 'url：无法解析主机名 {host}' },
+  urlPrivate: {
+    en: 'url: {host} is on a loopback, private or link-local network ({address})',
+    zh: 'url：{host} 位于回环、私有或链路本地网络（{address}）',
+  },
+  webhookDisabled: { en: 'webhook {id} is disabled: enable it first', zh: 'webhook {id} 已停用，请先启用' },
+  webhookNotFound: { en: 'webhook not found: {id}', zh: 'webhook 不存在：{id}' },
+  eventNotFound: { en: 'event not found: {id}', zh: '事件不存在：{id}' },
+
   // Supervision: calendars, windows, indicators, computed fields.
   notADate: { en: '{field}: {date} is not a date (YYYY-MM-DD)', zh: '{field}：{date} 不是有效日期（YYYY-MM-DD）' },
   outsideYear: { en: '{field}: {date} is outside year {year}', zh: '{field}：{date} 不在 {year} 年内' },

@@ -67,7 +67,7 @@ export interface PushedAttachment extends AttachmentInput, PushFields {}
  * retries): the same bookkeeping columns on the `<table>_attachment` table.
  */
 export function attachmentTarget(resource: ResourceDef): SyncTable {
-  return { key: `${resource.key}/attachment`, table: `${resource.table}_attachment` }
+  return { key: `${resource.key}/attachment`, table: `${resource.table}_attachment`, path: `${resource.path}/attachment` }
 }
 
 /** Every push target: each resource's records, then each resource's attachments. */

@@ -4,7 +4,7 @@
 // (operations/history-retention.ts). pg-boss runs each schedule once across the instances sharing
 // the database, retries failed jobs with backoff, and reclaims jobs whose process died.
 import type { FastifyBaseLogger } from 'fastify'
-import { PgBoss, type Queue, type WorkHandler } from 'pg-boss'
+import { PgBoss, type Queue, type WorkHandler, type WorkOptions } from 'pg-boss'
 
 export interface BackgroundOptions {
   databaseUrl: string
@@ -40,7 +40,7 @@ export class Background {
   /** A queue (created unless it exists), with its worker and, when given, its schedule (cron). */
   async queue<Data extends object>(
     name: string,
-    options: Omit<Queue, 'name'> & { cron?: string; work?: { pollingIntervalSeconds?: number } },
+    options: Omit<Queue, 'name'> & { cron?: string; work?: WorkOptions },
     handler: WorkHandler<Data>,
   ): Promise<void> {
     const { cron, work, ...queue } = options

@@ -69,6 +69,20 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 
 export function openDatabase(connectionString: string, options: DatabaseOptions = {}): Database {
+  const pool = openPool(connectionString, options)
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) })
+  return {
+    pool,
+    prisma,
+    async close() {
+      await prisma.$disconnect()
+      await pool.end()
+    },
+  }
+}
+
+/** A pool with the service's settings (background work of its own uses one beside the requests'). */
+export function openPool(connectionString: string, options: DatabaseOptions = {}): pg.Pool {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
   const pool = new pg.Pool({
     connectionString,
@@ -85,13 +99,5 @@ export function openDatabase(connectionString: string, options: DatabaseOptions 
   // An idle client losing its connection (database restart, pg_terminate_backend) must not crash
   // the process: the pool drops it and the next query opens a new one.
   pool.on('error', () => {})
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) })
-  return {
-    pool,
-    prisma,
-    async close() {
-      await prisma.$disconnect()
-      await pool.end()
-    },
-  }
+  return pool
 }

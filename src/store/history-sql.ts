@@ -5,6 +5,7 @@
 // is stored as the fields set ({field: value}, nulls stripped: the cheapest form on the busiest
 // path), read back as [null, value] pairs (history-store.ts). Pure: no database.
 import type { ResourceDef } from '../resources/resource-registry.ts'
+import { eventInsert } from './event-sql.ts'
 import { literal } from './sql-text.ts'
 
 /** The resource's business fields as an SQL text[] literal (names come from the registry). */
@@ -40,6 +41,15 @@ export function historyInsert(
     `SELECT ${literal(resource.key)}, id, "companyCode", version, ${action}, "updateTime", "updateBy", ${changes} FROM ${source}` +
     // keepHeld: an entry already held for this version stays (the park re-applying a version it
     // held before: after a reconciliation, or a database restored from an earlier copy).
-    `${keepHeld ? ' ON CONFLICT DO NOTHING' : ''})`
+    `${keepHeld ? ' ON CONFLICT DO NOTHING' : ''} RETURNING id, "companyCode", version, action, time, changes), ` +
+    // Each entry written is an event too, in the same statement (an entry already held adds none).
+    eventInsert(
+      resource,
+      `${name}_event`,
+      name,
+      `CASE action WHEN 'add' THEN 'record.added' WHEN 'update' THEN 'record.updated' ELSE 'record.deleted' END`,
+      'time',
+      'changes',
+    )
   )
 }

@@ -163,16 +163,31 @@ export class HistoryStore {
 
   /** Changes in the resource's field order, instants in the wire form. */
   private toApi(resource: ResourceDef, row: HistoryRow): HistoryEntry {
-    const changes: HistoryEntry['changes'] = {}
-    for (const field of resource.fields) {
-      // An add is stored as the fields set (history-sql.ts): each is [null, value].
-      const stored = row.changes[field.name]
-      if (stored === undefined) continue
-      const pair: unknown[] = row.action === 'add' ? [null, stored] : Array.isArray(stored) ? stored : [null, stored]
-      changes[field.name] = field.kind === 'instant' ? [instant(pair[0], this.format), instant(pair[1], this.format)] : [pair[0], pair[1]]
-    }
+    const changes = changesInWireForm(resource, row.action, row.changes, this.format)
     return { version: row.version, action: row.action, time: this.format(row.time), userName: row.userName, changes }
   }
+}
+
+/**
+ * An entry's `changes` as stored (an add's: {field: value}; others: {field: [old, new]}) in the wire
+ * form: [old, new] per field, in the resource's field order, instants in the configured zone. Record
+ * events carry the same (store/event-store.ts).
+ */
+export function changesInWireForm(
+  resource: ResourceDef,
+  action: HistoryEntry['action'],
+  stored: Record<string, unknown>,
+  format: InstantFormatter,
+): HistoryEntry['changes'] {
+  const changes: HistoryEntry['changes'] = {}
+  for (const field of resource.fields) {
+    // An add is stored as the fields set (history-sql.ts): each is [null, value].
+    const value = stored[field.name]
+    if (value === undefined) continue
+    const pair: unknown[] = action === 'add' ? [null, value] : Array.isArray(value) ? value : [null, value]
+    changes[field.name] = field.kind === 'instant' ? [instant(pair[0], format), instant(pair[1], format)] : [pair[0], pair[1]]
+  }
+  return changes
 }
 
 /** A stored instant (jsonb text) in the wire form; null stays null. */

@@ -5,7 +5,8 @@
 // 'pending') commit together in one round trip.
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import type { SortKey } from './cursor.ts'
-import { historyFields, historyInsert } from './history-sql.ts'
+import { eventAppend } from './event-sql.ts'
+import { addedFields, historyFields, historyInsert } from './history-sql.ts'
 import { literal, NOW, PUSH_AGAIN, quote } from './sql-text.ts'
 import { toSecond } from './instant-format.ts'
 
@@ -75,17 +76,20 @@ export class ResourceTable {
     // history-store.ts, so an add writes one row, not two. Outside a transaction the plain insert
     // (a conflict is an error, told by the conflict check); inside one, where an error would end
     // the transaction, ON CONFLICT DO NOTHING (which probes every unique index first).
+    // Its event is appended by the same statement (the statement's row count: the records added).
     const insert =
       `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
       `VALUES (${params.join(', ')}, $${n + 1}, ${NOW}, ${NOW}, $${n + 2}, $${n + 2})`
-    this.insertSql = insert
-    this.insertOrNothingSql = `${insert} ON CONFLICT DO NOTHING`
+    this.insertSql = withAddedEvent(resource, insert)
+    this.insertOrNothingSql = withAddedEvent(resource, `${insert} ON CONFLICT DO NOTHING`)
     // Several adds at once (store/gathered-writes.ts): the same rows, read from one JSON array
     // whose items hold each record's fields as bound alone and its author (`__by`).
     const definition = [...resource.fields.map((field) => `${quote(field.name)} ${SCALAR_TYPES[field.kind]}`), '__by text']
-    this.insertManySql =
+    this.insertManySql = withAddedEvent(
+      resource,
       `INSERT INTO ${table} (${names.map(quote).join(', ')}, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-      `SELECT ${names.map(quote).join(', ')}, $2, ${NOW}, ${NOW}, __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`
+        `SELECT ${names.map(quote).join(', ')}, $2, ${NOW}, ${NOW}, __by, __by FROM json_to_recordset($1::json) AS added(${definition.join(', ')})`,
+    )
     this.updateManySql = updateManyStatement(resource)
     this.fieldNames = new Set(names)
     // Which conflict stopped an insert: unique fields first (1001), then the id (1003), the documented order.
@@ -361,6 +365,15 @@ function updateManyStatement(resource: ResourceDef): string {
     `SELECT items.__n, target.__version AS version, (changed.id IS NOT NULL)::int AS changed FROM items ` +
     `LEFT JOIN target ON target.__id = items.id LEFT JOIN changed ON changed.id = items.id ORDER BY items.__n`
   )
+}
+
+/**
+ * An insert of records followed, in the same statement, by the `record.added` event of each row it
+ * inserted (the add's history entry is the row itself: history-store.ts).
+ */
+function withAddedEvent(resource: ResourceDef, insert: string): string {
+  const returning = `RETURNING id, "companyCode", version, "updateTime", ${addedFields(resource, quote(resource.table))} AS __fields`
+  return `WITH added AS (${insert} ${returning}) ${eventAppend(resource, 'added', `'record.added'`, '"updateTime"', '__fields')}`
 }
 
 const OPERATORS: Record<Comparison, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }

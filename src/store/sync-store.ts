@@ -3,6 +3,7 @@
 // park acknowledged; a newer write meanwhile keeps it pending. Tombstones are pushed like records.
 import type pg from 'pg'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
+import { syncFailedInsert } from './event-sql.ts'
 import { literal, NOW, PUSH_AGAIN, quote } from './sql-text.ts'
 import type { ApiRecord } from './resource-store.ts'
 import { prepared } from './database.ts'
@@ -22,6 +23,8 @@ export interface SyncTable {
   /** How status, metrics and failures name it: `riskUnit`, `riskUnit/attachment`. */
   key: string
   table: string
+  /** The resource as its path, as events name it: `prevent/riskUnit`, `prevent/riskUnit/attachment`. */
+  path: string
 }
 
 /** Synced records are counted exactly up to this many per resource, estimated beyond. */
@@ -177,7 +180,8 @@ export class SyncStore {
         `sync_status = CASE WHEN pushed.error IS NULL THEN 'synced' ELSE 'failed' END, sync_time = ${NOW}, ` +
         `sync_attempts = CASE WHEN pushed.error IS NULL THEN 0 ELSE t.sync_attempts + 1 END, sync_error = pushed.error, ` +
         `sync_rounds = CASE WHEN pushed.error IS NULL THEN 0 ELSE t.sync_rounds END ` +
-        `FROM pushed WHERE ${PUSHED_ROW} RETURNING t.sync_status) ` +
+        `FROM pushed WHERE ${PUSHED_ROW} RETURNING t.sync_status, t.id, t."companyCode", t.version, t.sync_error), ` +
+        `${syncFailedInsert(resource, 'failed_event', `(SELECT * FROM settled WHERE sync_status = 'failed') AS failed`)} ` +
         `SELECT count(*) FILTER (WHERE sync_status = 'synced')::int AS synced, count(*) FILTER (WHERE sync_status = 'failed')::int AS failed FROM settled`,
       [outcomes.map((outcome) => outcome.id), outcomes.map((outcome) => outcome.version), reasons],
     )
@@ -199,12 +203,14 @@ export class SyncStore {
   ): Promise<void> {
     if (items.length === 0) return
     await this.pool.query(
-      `WITH ${pushedRows(resource)} ` +
+      `WITH ${pushedRows(resource)}, counted AS (` +
         `UPDATE ${quote(resource.table)} AS t SET sync_attempts = t.sync_attempts + 1, sync_error = pushed.error, ` +
         `sync_status = CASE WHEN t.sync_attempts + 1 >= $4 THEN 'failed' ELSE t.sync_status END, ` +
         // a failed record's sync_time says when it failed (the sweep lets it rest before retrying)
         `sync_time = CASE WHEN t.sync_attempts + 1 >= $4 THEN ${NOW} ELSE t.sync_time END ` +
-        `FROM pushed WHERE ${PUSHED_ROW}`,
+        `FROM pushed WHERE ${PUSHED_ROW} RETURNING t.sync_status, t.id, t."companyCode", t.version, t.sync_error), ` +
+        `${syncFailedInsert(resource, 'failed_event', `(SELECT * FROM counted WHERE sync_status = 'failed') AS failed`)} ` +
+        `SELECT count(*) FROM counted`,
       [
         items.map((item) => item.id),
         items.map((item) => item.version),

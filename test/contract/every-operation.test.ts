@@ -6,7 +6,8 @@ import { PARENT_FIELD, RESOURCE_PATHS, RESOURCES, record } from '../helpers/fixt
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const { document } = loadOpenApi()
-const service = await startService(t)
+// Webhook endpoints on loopback (nothing listens there: their deliveries just fail).
+const service = await startService(t, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
 const token = await service.login()
 const called = new Set<string>()
 const operationIdOf = new Map(listOperations(document).map((operation) => [operation.path, operation.operationId]))
@@ -95,6 +96,15 @@ t.test('every system operation', async (t) => {
   const status = await ok('/system/sync/status', {})
   t.equal(status.resources.length, RESOURCES.length * 2, 'records and attachments of each resource')
   await ok('/system/sync/retry', {})
+  t.ok(Array.isArray((await ok('/system/event/list', {})).list))
+  t.match((await ok('/system/webhook/add', { id: 'hook', url: 'http://127.0.0.1:9/hook', types: ['record.added'] })).secret, /^whsec_/)
+  await ok('/system/webhook/update', { id: 'hook', description: 'every operation' })
+  t.equal((await ok('/system/webhook/list', {})).list.length, 1)
+  await ok('/system/webhook/rotateSecret', { id: 'hook' })
+  const { eventId } = await ok('/system/webhook/test', { id: 'hook' })
+  await ok('/system/webhook/redeliver', { id: 'hook', eventId })
+  await ok('/system/webhook/deliveries', { id: 'hook' })
+  await ok('/system/webhook/delete', { id: 'hook' })
   await ok('/system/logout', undefined, session.token)
 })
 

@@ -122,13 +122,22 @@ t.test('updates and deletes write their history entry in the same statement; an 
     /WITH target AS \(SELECT .* FOR NO KEY UPDATE\), changed AS \(UPDATE .*\), history AS \(INSERT INTO record_history .*'update'.*history_changes\(__old, __new/,
   )
   const [insert] = table.insert({ id: 'RU-1', riskUnitName: 'n' }, '000000000', 'admin')
-  t.match(insert, /^INSERT INTO "risk_unit" .*\)$/, 'outside a transaction: a conflict is an error')
-  t.match(table.insert({ id: 'RU-1' }, '000000000', 'admin', true)[0], /^INSERT INTO "risk_unit" .* ON CONFLICT DO NOTHING$/, 'inside one')
+  t.match(
+    insert,
+    /^WITH added AS \(INSERT INTO "risk_unit" .*\) RETURNING .*\) INSERT INTO event_inbox .*'record.added'/,
+    'outside a transaction: a conflict is an error; the add and its event in one statement',
+  )
+  t.notMatch(insert, /ON CONFLICT/)
+  t.match(
+    table.insert({ id: 'RU-1' }, '000000000', 'admin', true)[0],
+    /^WITH added AS \(INSERT INTO "risk_unit" .* ON CONFLICT DO NOTHING RETURNING /,
+    'inside one',
+  )
   t.notMatch(insert, /record_history/, 'the add entry is read from the record (history-store.ts)')
   const [remove] = table.delete('RU-1', 'admin')
   t.match(
     remove,
-    /WITH deleted AS \(UPDATE "risk_unit" SET live = NULL.*\), history AS \(INSERT INTO record_history .*'delete', "updateTime", "updateBy", '\{\}'::jsonb FROM deleted\) SELECT id FROM deleted$/,
+    /WITH deleted AS \(UPDATE "risk_unit" SET live = NULL.*\), history AS \(INSERT INTO record_history .*'delete', "updateTime", "updateBy", '\{\}'::jsonb FROM deleted RETURNING .*\), history_event AS \(INSERT INTO event_inbox .* FROM history\) SELECT id FROM deleted$/,
   )
 })
 

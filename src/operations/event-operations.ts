@@ -1,0 +1,149 @@
+// The event feed (docs/events.md): `/system/event/list`, the sequencer that makes committed events
+// readable (woken after each write and every second, in every instance: they take turns), and
+// retention (EVENT_RETENTION_DAYS) by a daily pg-boss schedule.
+import type { FastifyBaseLogger } from 'fastify'
+import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { Background } from '../store/background.ts'
+import type { EventStore, StoredEvent } from '../store/event-store.ts'
+import { changesInWireForm } from '../store/history-store.ts'
+import type { InstantFormatter } from '../store/instant-format.ts'
+
+export const EVENT_PRUNE_QUEUE = 'event-prune'
+/** How often each instance looks for events to number when no write of its own woke it. */
+const SEQUENCE_EVERY_MS = 1000
+
+/** An event as the feed and the webhooks answer it. */
+export interface WireEvent {
+  id: string
+  type: string
+  time: string
+  seq: number
+  companyCode: string
+  data: Record<string, unknown>
+}
+
+export interface FeedRequest {
+  after?: number
+  types?: string[]
+  pageSize?: number
+}
+
+export interface FeedAnswer {
+  list: WireEvent[]
+  next: number
+  gap?: true
+}
+
+const RECORD_ACTIONS: Record<string, 'add' | 'update' | 'delete'> = {
+  'record.added': 'add',
+  'record.updated': 'update',
+  'record.deleted': 'delete',
+}
+
+export class EventOperations {
+  private readonly store: EventStore
+  private readonly registry: ResourceRegistry
+  private readonly format: InstantFormatter
+  private readonly background: Background
+  private readonly retentionDays: number
+  private readonly log: FastifyBaseLogger
+  /** Called with how many events were numbered (the webhooks' deliveries start). */
+  private readonly onSequenced: (() => void) | undefined
+  private timer: NodeJS.Timeout | undefined
+  private soon: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private stopped = false
+
+  constructor(options: {
+    store: EventStore
+    registry: ResourceRegistry
+    format: InstantFormatter
+    background: Background
+    retentionDays: number
+    log: FastifyBaseLogger
+    onSequenced?: () => void
+  }) {
+    this.store = options.store
+    this.registry = options.registry
+    this.format = options.format
+    this.background = options.background
+    this.retentionDays = options.retentionDays
+    this.log = options.log
+    this.onSequenced = options.onSequenced
+  }
+
+  /** A page of the feed; `companyCode`: one enterprise's events only (an enterprise account on the park). */
+  async list(request: FeedRequest, companyCode: string | undefined): Promise<FeedAnswer> {
+    // Every event committed before this request is numbered first: a caller reads its own writes.
+    await this.sequence()
+    const pageSize = request.pageSize ?? 100
+    // No types, or none listed: every type.
+    const types = request.types?.length ? request.types : undefined
+    const page = await this.store.page({ after: request.after, types, pageSize, companyCode })
+    const list = page.list.map((event) => this.toWire(event))
+    const after = request.after ?? Math.max((page.oldest ?? page.last + 1) - 1, 0)
+    // The last event looked at: the page's last when it is full, else every event up to the newest.
+    const next = list.length === pageSize ? list[list.length - 1].seq : Math.max(after, page.last)
+    const oldest = page.oldest ?? page.last + 1
+    const gap = request.after !== undefined && request.after < oldest - 1
+    return gap ? { list, next, gap: true } : { list, next }
+  }
+
+  /** An event in the wire form: a record event's changes as its history entry answers them. */
+  toWire(event: StoredEvent): WireEvent {
+    const { seq, id, type, companyCode } = event
+    let data = event.data
+    const action = RECORD_ACTIONS[type]
+    if (action && typeof data.resource === 'string') {
+      const resource = this.registry.all.find((candidate) => candidate.path === data.resource)
+      if (resource) data = { ...data, changes: changesInWireForm(resource, action, data.changes as Record<string, unknown>, this.format) }
+    }
+    return { id, type, time: this.format(event.time), seq, companyCode, data }
+  }
+
+  /** Numbers the committed events soon (after a write). */
+  wake(): void {
+    if (this.stopped || this.soon) return
+    this.soon = setTimeout(() => {
+      this.soon = undefined
+      void this.sequence().catch((error: unknown) => this.log.warn({ err: error }, 'event sequencing failed'))
+    }, 10)
+  }
+
+  /** Numbers the committed events now (one run at a time in this process; instances take turns in the database). */
+  async sequence(): Promise<void> {
+    while (this.running) await this.running.catch(() => undefined)
+    this.running = (async () => {
+      const numbered = await this.store.sequence()
+      if (numbered > 0) this.onSequenced?.()
+    })()
+    try {
+      await this.running
+    } finally {
+      this.running = undefined
+    }
+  }
+
+  async start(): Promise<void> {
+    this.timer = setInterval(() => this.wake(), SEQUENCE_EVERY_MS)
+    this.timer.unref()
+    this.wake()
+    await this.background.queue(EVENT_PRUNE_QUEUE, { policy: 'stately', cron: '23 3 * * *' }, async () => void (await this.prune()))
+    await this.background.boss.send(EVENT_PRUNE_QUEUE, {})
+  }
+
+  /** Deletes the events older than the retention; answers how many. */
+  async prune(): Promise<number> {
+    const pruned = await this.store.prune(this.retentionDays)
+    if (pruned > 0) this.log.info({ pruned, days: this.retentionDays }, 'events pruned')
+    return pruned
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    clearTimeout(this.soon)
+    await this.running?.catch(() => undefined)
+    await this.background.release(EVENT_PRUNE_QUEUE)
+  }
+}

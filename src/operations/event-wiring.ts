@@ -1,0 +1,97 @@
+// The parts of events out (docs/events.md) as the service composes them: the feed, the sequencer
+// that plans the webhooks' deliveries as it numbers events, the delivery worker and the webhooks'
+// administration, over the process's background jobs.
+import type { FastifyBaseLogger } from 'fastify'
+import type pg from 'pg'
+import type { Config } from '../config.ts'
+import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { Background } from '../store/background.ts'
+import { openPool } from '../store/database.ts'
+import { EventStore } from '../store/event-store.ts'
+import type { InstantFormatter } from '../store/instant-format.ts'
+import { WebhookStore } from '../store/webhook-store.ts'
+import { EventOperations } from './event-operations.ts'
+import { WebhookDelivery } from './webhook-delivery.ts'
+import { WebhookOperations } from './webhook-operations.ts'
+import { WebhookSecrets } from './webhook-secrets.ts'
+
+export interface EventParts {
+  events: EventOperations
+  webhooks: WebhookOperations
+  /** Numbers the events committed by a write soon. */
+  wake(): void
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+export function eventParts(options: {
+  config: Config
+  pool: pg.Pool
+  registry: ResourceRegistry
+  format: InstantFormatter
+  background: Background
+  log: FastifyBaseLogger
+  /** The deployment's JWT secret (auth/jwt-secret.ts): the webhook secrets' key derives from it. */
+  deploymentSecret: () => Promise<string>
+  clock?: () => number
+}): EventParts {
+  const { config, pool, registry, format, background, log, clock } = options
+  const backgroundPool = eventsPool(config)
+  const webhookStore = new WebhookStore({ pool })
+  const deliveryStore = new WebhookStore({ pool: backgroundPool })
+  const secrets = new WebhookSecrets(options.deploymentSecret)
+  // The sequencer plans the deliveries of the events it numbers, and queues their jobs, in its transaction.
+  const later: { delivery?: WebhookDelivery } = {}
+  const store = new EventStore({
+    pool,
+    sequencerPool: backgroundPool,
+    afterSequence: async (client, first, last) => later.delivery?.queue(client, await deliveryStore.planDeliveries(client, first, last)),
+  })
+  const events = new EventOperations({ store, registry, format, background, retentionDays: config.eventRetentionDays, log })
+  const delivery = new WebhookDelivery({
+    pool: backgroundPool,
+    store: deliveryStore,
+    secrets,
+    background,
+    eventBody: async (seq) => {
+      const event = await store.bySeq(seq)
+      return event && { ...events.toWire(event) }
+    },
+    allowPrivate: config.webhookAllowPrivate,
+    log,
+    clock,
+  })
+  const webhooks = new WebhookOperations({
+    pool,
+    store: webhookStore,
+    secrets,
+    delivery,
+    format,
+    allowPrivate: config.webhookAllowPrivate,
+    companyCode: config.companyCode,
+    afterNumbering: (work) => store.afterNumbering(work),
+  })
+  later.delivery = delivery
+  return {
+    events,
+    webhooks,
+    wake: () => events.wake(),
+    start: async () => {
+      await Promise.all([events.start(), delivery.start()])
+    },
+    stop: async () => {
+      await events.stop()
+      await delivery.stop()
+      await backgroundPool.end()
+    },
+  }
+}
+
+/** The sequencer and the deliveries work on a small pool of their own: never on a request's connection. */
+function eventsPool(config: Config): pg.Pool {
+  return openPool(config.databaseUrl, {
+    max: 4,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  })
+}

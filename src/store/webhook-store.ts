@@ -1,0 +1,260 @@
+// Webhook endpoints, their deliveries and attempts (migration 131; docs/events.md). Deliveries of
+// the feed's events are planned by the sequencer in its own transaction (planDeliveries), so every
+// numbered event reaches every endpoint subscribed then; a record's deliveries to an endpoint go one
+// at a time, in seq order (`waiting` until the one before ends).
+import type pg from 'pg'
+import { BusinessError, Code } from '../errors.ts'
+import type { Queryable } from './database.ts'
+import { message } from '../messages/message.ts'
+
+export interface EndpointRow {
+  id: string
+  url: string
+  types: string[]
+  description: string | null
+  enabled: boolean
+  disabledReason: string | null
+  secret: Buffer
+  previousSecret: Buffer | null
+  previousUntil: Date | null
+  failingSince: Date | null
+  createTime: Date
+  updateTime: Date
+}
+
+export interface DeliveryRow {
+  id: string
+  endpoint: string
+  eventId: string
+  type: string
+  seq: string | null
+  body: Record<string, unknown> | null
+  recordKey: string | null
+  state: 'waiting' | 'pending' | 'delivered' | 'failed'
+  attempts: number
+}
+
+export interface AttemptRow {
+  eventId: string
+  type: string
+  attempt: number
+  time: Date
+  status: number | null
+  durationMs: number
+  outcome: 'delivered' | 'pending' | 'failed'
+  error: string | null
+}
+
+/** A delivery whose job is to be queued: its id, endpoint and when. */
+export interface Queued {
+  id: string
+  endpoint: string
+  attempt: number
+  due: Date
+}
+
+/** The key a record's events share (companyCode, resource, id); null for an event of no record. */
+const RECORD_KEY = `CASE WHEN e.data ? 'id' THEN e."companyCode" || ' ' || coalesce(e.data ->> 'resource', '') || ' ' || (e.data ->> 'id') END`
+
+/**
+ * The deliveries of the events numbered first..last to the enabled endpoints subscribed to their
+ * type: pending (to be queued) when no earlier delivery of the same record to that endpoint is
+ * still under way, waiting otherwise. Runs in the sequencer's transaction, under its lock.
+ */
+const PLAN_SQL =
+  `WITH fresh AS (SELECT e.seq, e.id AS event_id, e.type, w.id AS endpoint, ${RECORD_KEY} AS record_key ` +
+  `FROM event AS e JOIN webhook_endpoint AS w ON w.enabled AND e.type = ANY (w.types) WHERE e.seq BETWEEN $1 AND $2), ` +
+  `ranked AS (SELECT *, row_number() OVER (PARTITION BY endpoint, record_key ORDER BY seq) AS n FROM fresh), ` +
+  `inserted AS (INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, "recordKey", state) ` +
+  `SELECT endpoint, event_id, type, seq, record_key, CASE WHEN record_key IS NULL OR (n = 1 AND NOT EXISTS (SELECT 1 FROM webhook_delivery AS d ` +
+  `WHERE d.endpoint = ranked.endpoint AND d."recordKey" = ranked.record_key AND d.state IN ('waiting', 'pending'))) ` +
+  `THEN 'pending' ELSE 'waiting' END FROM ranked ORDER BY seq RETURNING id, endpoint, state, attempts, due) ` +
+  `SELECT id, endpoint, attempts AS attempt, due FROM inserted WHERE state = 'pending'`
+
+export class WebhookStore {
+  private readonly pool: pg.Pool
+
+  constructor(options: { pool: pg.Pool }) {
+    this.pool = options.pool
+  }
+
+  /** The deliveries of the events first..last (sequencer's transaction); answers those to queue now. */
+  async planDeliveries(client: Queryable, first: number, last: number): Promise<Queued[]> {
+    return (await client.query<Queued>(PLAN_SQL, [first, last])).rows
+  }
+
+  async add(db: Queryable, endpoint: { id: string; url: string; types: string[]; description?: string; secret: Buffer }): Promise<void> {
+    const { rowCount } = await db.query(
+      `INSERT INTO webhook_endpoint (id, url, types, description, secret) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+      [endpoint.id, endpoint.url, endpoint.types, endpoint.description ?? null, endpoint.secret],
+    )
+    if (rowCount !== 1) throw new BusinessError(Code.idExists, message('alreadyExistsValue', { field: 'id', value: endpoint.id }))
+  }
+
+  async get(id: string, db: Queryable = this.pool): Promise<EndpointRow> {
+    const { rows } = await db.query<EndpointRow>('SELECT * FROM webhook_endpoint WHERE id = $1', [id])
+    if (!rows[0]) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    return rows[0]
+  }
+
+  async list(): Promise<EndpointRow[]> {
+    return (await this.pool.query<EndpointRow>('SELECT * FROM webhook_endpoint ORDER BY id')).rows
+  }
+
+  /** Changes what is given; enabling clears the reason it was disabled and its run of failures. */
+  async update(
+    db: Queryable,
+    id: string,
+    patch: { url?: string; types?: string[]; description?: string; enabled?: boolean },
+  ): Promise<void> {
+    const { rowCount } = await db.query(
+      `UPDATE webhook_endpoint SET url = coalesce($2, url), types = coalesce($3, types), description = coalesce($4, description), ` +
+        `enabled = coalesce($5, enabled), "disabledReason" = CASE WHEN coalesce($5, enabled) THEN NULL ELSE coalesce("disabledReason", 'disabled by an admin') END, ` +
+        `"failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END, "updateTime" = now() WHERE id = $1`,
+      [id, patch.url ?? null, patch.types ?? null, patch.description ?? null, patch.enabled ?? null],
+    )
+    if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+  }
+
+  async delete(id: string): Promise<void> {
+    const { rowCount } = await this.pool.query('DELETE FROM webhook_endpoint WHERE id = $1', [id])
+    if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+  }
+
+  /** The new secret signs from now; the current one keeps signing beside it for `graceHours` (an older one stops at once). */
+  async rotate(id: string, secret: Buffer, graceHours: number): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE webhook_endpoint SET "previousSecret" = secret, "previousUntil" = now() + make_interval(hours => $3), secret = $2, ` +
+        `"updateTime" = now() WHERE id = $1`,
+      [id, secret, graceHours],
+    )
+    if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+  }
+
+  /** One delivery outside the order rule (a ping, a redelivery), pending at once. */
+  async addDelivery(
+    db: Queryable,
+    delivery: { endpoint: string; eventId: string; type: string; seq: number | null; body: Record<string, unknown> | null },
+  ): Promise<Queued> {
+    const { rows } = await db.query<Queued>(
+      `INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, body, state) VALUES ($1, $2, $3, $4, $5, 'pending') ` +
+        `RETURNING id, endpoint, attempts AS attempt, due`,
+      [delivery.endpoint, delivery.eventId, delivery.type, delivery.seq, delivery.body],
+    )
+    return rows[0]
+  }
+
+  /** The event of the feed with this id (its seq), if still kept. */
+  async eventSeq(eventId: string): Promise<{ seq: number; type: string } | undefined> {
+    const { rows } = await this.pool.query<{ seq: string; type: string }>(
+      `SELECT seq, type FROM event WHERE id = $1 UNION ALL SELECT NULL, type FROM webhook_delivery WHERE "eventId" = $1 AND seq IS NULL LIMIT 1`,
+      [eventId],
+    )
+    return rows[0] ? { seq: Number(rows[0].seq), type: rows[0].type } : undefined
+  }
+
+  /** A ping's body by its id (redelivered as it was). */
+  async pingBody(eventId: string): Promise<Record<string, unknown> | undefined> {
+    const { rows } = await this.pool.query<{ body: Record<string, unknown> }>(
+      `SELECT body FROM webhook_delivery WHERE "eventId" = $1 AND body IS NOT NULL LIMIT 1`,
+      [eventId],
+    )
+    return rows[0]?.body
+  }
+
+  /** The delivery if its `attempt` is the one due (else a stale job: undefined). */
+  async due(id: string, attempt: number): Promise<DeliveryRow | undefined> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT * FROM webhook_delivery WHERE id = $1 AND state = 'pending' AND attempts = $2`,
+      [id, attempt],
+    )
+    return rows[0]
+  }
+
+  /** A page of an endpoint's attempts, newest first. */
+  async attempts(endpoint: string, pageNum: number, pageSize: number): Promise<{ list: AttemptRow[]; total: number }> {
+    const { rows } = await this.pool.query<AttemptRow & { total: number }>(
+      `SELECT "eventId", type, attempt, time, status, "durationMs", outcome, error, count(*) OVER ()::int AS total ` +
+        `FROM webhook_attempt WHERE endpoint = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+      [endpoint, pageSize, (pageNum - 1) * pageSize],
+    )
+    const total =
+      rows[0]?.total ?? (await this.pool.query('SELECT count(*)::int AS n FROM webhook_attempt WHERE endpoint = $1', [endpoint])).rows[0].n
+    return { list: rows.map(({ total: _, ...attempt }) => attempt), total }
+  }
+
+  /** An attempt as the deliveries page shows it. */
+  async recordAttempt(db: Queryable, delivery: DeliveryRow, attempt: Omit<AttemptRow, 'eventId' | 'type'>): Promise<void> {
+    await db.query(
+      `INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error) ` +
+        `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        delivery.endpoint,
+        delivery.id,
+        delivery.eventId,
+        delivery.type,
+        attempt.attempt,
+        attempt.time,
+        attempt.status,
+        attempt.durationMs,
+        attempt.outcome,
+        attempt.error,
+      ],
+    )
+  }
+
+  /**
+   * The delivery ends (delivered or failed) after `attempts` attempts; the next waiting delivery of
+   * its record to its endpoint becomes pending (answered, to be queued). One the sequencer planned
+   * behind it meanwhile (each seeing the other's snapshot) is queued by `stranded`.
+   */
+  async end(db: Queryable, delivery: DeliveryRow, state: 'delivered' | 'failed', attempts: number): Promise<Queued[]> {
+    await db.query(`UPDATE webhook_delivery SET state = $2, attempts = $3 WHERE id = $1`, [delivery.id, state, attempts])
+    if (state === 'delivered') await db.query(`UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1`, [delivery.endpoint])
+    if (delivery.recordKey === null) return []
+    const { rows } = await db.query<Queued>(
+      `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE id = (SELECT id FROM webhook_delivery ` +
+        `WHERE endpoint = $1 AND "recordKey" = $2 AND state = 'waiting' ORDER BY seq LIMIT 1) RETURNING id, endpoint, attempts AS attempt, due`,
+      [delivery.endpoint, delivery.recordKey],
+    )
+    return rows
+  }
+
+  /** The first waiting delivery of each record none of whose deliveries is pending, made pending (to be queued). */
+  async stranded(db: Queryable): Promise<Queued[]> {
+    const { rows } = await db.query<Queued>(
+      `UPDATE webhook_delivery AS d SET state = 'pending', due = now() WHERE d.state = 'waiting' ` +
+        `AND NOT EXISTS (SELECT 1 FROM webhook_delivery AS p WHERE p.endpoint = d.endpoint AND p."recordKey" = d."recordKey" AND p.state = 'pending') ` +
+        `AND d.seq = (SELECT min(w.seq) FROM webhook_delivery AS w WHERE w.endpoint = d.endpoint AND w."recordKey" = d."recordKey" AND w.state = 'waiting') ` +
+        `RETURNING d.id, d.endpoint, d.attempts AS attempt, d.due`,
+    )
+    return rows
+  }
+
+  /** Another attempt at `due`; answers since when every attempt to the endpoint has failed. */
+  async retry(db: Queryable, delivery: DeliveryRow, attempts: number, due: Date): Promise<{ queued: Queued; failingSince: Date }> {
+    const { rows } = await db.query<Queued>(
+      `UPDATE webhook_delivery SET attempts = $2, due = $3 WHERE id = $1 RETURNING id, endpoint, attempts AS attempt, due`,
+      [delivery.id, attempts, due],
+    )
+    return { queued: rows[0], failingSince: await this.failing(db, delivery.endpoint) }
+  }
+
+  /** Since when every attempt to the endpoint has failed (now, if this is the first failure). */
+  async failing(db: Queryable, endpoint: string): Promise<Date> {
+    const { rows } = await db.query<{ failingSince: Date }>(
+      `UPDATE webhook_endpoint SET "failingSince" = coalesce("failingSince", now()) WHERE id = $1 RETURNING "failingSince"`,
+      [endpoint],
+    )
+    return rows[0]?.failingSince ?? new Date()
+  }
+
+  /** Disables the endpoint (why), and ends every delivery to it still under way `failed`. */
+  async disable(db: Queryable, endpoint: string, reason: string): Promise<void> {
+    await db.query(`UPDATE webhook_endpoint SET enabled = false, "disabledReason" = $2, "updateTime" = now() WHERE id = $1`, [
+      endpoint,
+      reason,
+    ])
+    await db.query(`UPDATE webhook_delivery SET state = 'failed' WHERE endpoint = $1 AND state IN ('waiting', 'pending')`, [endpoint])
+  }
+}

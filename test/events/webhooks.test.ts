@@ -1,0 +1,238 @@
+// Webhooks (docs/events.md): deliveries signed per Standard Webhooks 1.0 (checked by the test's own
+// verifier and the specification's example), retried on the schedule (driven by moving the due
+// jobs forward, never by waiting), disabled by a 410 or 5 days of failures, delivered per record in
+// order, a slow endpoint holding up no other; rotation, ping, deliveries and redelivery.
+import t from 'tap'
+import { Webhook } from 'standardwebhooks'
+import { record } from '../helpers/fixtures.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { startService } from '../helpers/service.ts'
+import { type Received, startReceiver, verifySignature } from '../helpers/webhook-receiver.ts'
+
+const service = await startService(t, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', SYNC_SUPERVISE_SECONDS: '1' } })
+const token = await service.login()
+const pool = service.database.pool
+
+async function ok(path: string, body: unknown) {
+  const answer = (await service.call(path, body, { token })).body
+  if (answer.code !== 0) throw new Error(`${path}: ${answer.code} ${answer.msg}`)
+  return answer.data
+}
+
+/** The attempts due later are due now: the jobs and the deliveries alike. */
+async function retriesDueNow(): Promise<void> {
+  await pool.query(`UPDATE webhook_delivery SET due = now() WHERE state = 'pending'`)
+  await pool.query(`UPDATE pgboss.job SET start_after = now() WHERE name = 'webhook-delivery' AND state IN ('created', 'retry')`)
+}
+
+const verified = (secret: string, delivery: Received) =>
+  verifySignature(secret, delivery.id, delivery.timestamp, delivery.body, delivery.signatures.join(' '))
+
+t.test("the test's verifier and the signing library agree with the specification's example", async (t) => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+  const body = '{"test": 2432232314}'
+  const expected = 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='
+  t.equal(new Webhook(secret).sign('msg_p5jXN8AQM9LWM0D4loKWxJek', new Date(1614265330 * 1000), body), expected)
+  t.ok(verifySignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265330', body, expected))
+  t.notOk(verifySignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265331', body, expected))
+})
+
+t.test('a write is delivered as its feed event, signed with the secret answered once', async (t) => {
+  const receiver = await startReceiver(t)
+  const added = await ok('/system/webhook/add', { id: 'main', url: receiver.url, types: ['record.added', 'record.updated'] })
+  t.match(added.secret, /^whsec_[A-Za-z0-9+/]+=*$/)
+  t.equal(Buffer.from(added.secret.slice(6), 'base64').length, 32)
+  t.notOk('secret' in (await ok('/system/webhook/list', {})).list[0], 'list shows no secret')
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W1'))
+  await ok('/prevent/riskUnit/delete', { id: 'RU-W1' })
+  await eventually(() => receiver.received.length === 1, { what: 'the delivery' })
+  const [delivery] = receiver.received
+  t.ok(verified(added.secret, delivery), 'the signature verifies')
+  t.ok(Math.abs(Number(delivery.timestamp) - Date.now() / 1000) < 60, 'webhook-timestamp: seconds, now')
+  const feed = (await ok('/system/event/list', {})).list
+  t.same(delivery.event, feed[0], 'the body is the feed event')
+  t.equal(delivery.id, feed[0].id, 'webhook-id: the event id')
+  const deliveries = await ok('/system/webhook/deliveries', { id: 'main' })
+  t.match(deliveries.list[0], { eventId: feed[0].id, type: 'record.added', attempt: 1, status: 204, outcome: 'delivered', error: null })
+  t.equal(receiver.received.length, 1, 'record.deleted is not among its types')
+  await ok('/system/webhook/delete', { id: 'main' })
+})
+
+t.test('a failed attempt is retried about 5 s then 5 min later; a 2xx delivers it', async (t) => {
+  const receiver = await startReceiver(t)
+  const { secret } = await ok('/system/webhook/add', { id: 'flaky', url: receiver.url, types: ['record.added'] })
+  let failures = 2
+  receiver.answer = () => (failures-- > 0 ? 500 : 200)
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W2'))
+  await eventually(() => receiver.received.length === 1, { what: 'the first attempt' })
+  const nextIn = async () => {
+    const { rows } = await pool.query(`SELECT extract(epoch FROM due - now()) AS s FROM webhook_delivery WHERE endpoint = 'flaky'`)
+    return Number(rows[0].s)
+  }
+  await eventually(async () => (await ok('/system/webhook/deliveries', { id: 'flaky' })).total === 1)
+  const first = await nextIn()
+  t.ok(first > 5 * 0.8 - 1 && first <= 5 * 1.2, `the second attempt in about 5 s (${first})`)
+  await retriesDueNow()
+  await eventually(() => receiver.received.length === 2, { what: 'the second attempt' })
+  await eventually(async () => (await ok('/system/webhook/deliveries', { id: 'flaky' })).total === 2)
+  const second = await nextIn()
+  t.ok(second > 300 * 0.8 - 1 && second <= 300 * 1.2, `the third in about 5 min (${second})`)
+  await retriesDueNow()
+  await eventually(() => receiver.received.length === 3, { what: 'the third attempt' })
+  const attempts = await eventually(async () => {
+    const page = await ok('/system/webhook/deliveries', { id: 'flaky' })
+    return page.total === 3 && page
+  })
+  t.same(
+    attempts.list.map((attempt: any) => [attempt.attempt, attempt.status, attempt.outcome]),
+    [
+      [3, 200, 'delivered'],
+      [2, 500, 'pending'],
+      [1, 500, 'pending'],
+    ],
+  )
+  t.ok(
+    receiver.received.every((delivery) => delivery.id === receiver.received[0].id && verified(secret, delivery)),
+    'the same webhook-id each time',
+  )
+  await ok('/system/webhook/delete', { id: 'flaky' })
+})
+
+t.test("a record's events go in order: the next waits while one is retried; other records' do not", async (t) => {
+  const receiver = await startReceiver(t)
+  await ok('/system/webhook/add', { id: 'ordered', url: receiver.url, types: ['record.added', 'record.updated'] })
+  let failFirst = true
+  receiver.answer = (delivery) => (delivery.event.data.id === 'RU-W3' && failFirst ? 503 : 200)
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W3'))
+  await eventually(() => receiver.received.length === 1)
+  await ok('/prevent/riskUnit/update', { id: 'RU-W3', riskUnitName: 'second' })
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W4'))
+  await eventually(() => receiver.received.some((delivery) => delivery.event.data.id === 'RU-W4'), { what: 'the other record' })
+  t.notOk(
+    receiver.received.some((delivery) => delivery.event.type === 'record.updated'),
+    'the update waits behind the add being retried',
+  )
+  failFirst = false
+  await retriesDueNow()
+  await eventually(() => receiver.received.some((delivery) => delivery.event.type === 'record.updated'), { what: 'the update' })
+  const own = receiver.received.filter((delivery) => delivery.event.data.id === 'RU-W3').map((delivery) => delivery.event.data.version)
+  t.same(own, [1, 1, 2], 'retried add, then the update')
+  await ok('/system/webhook/delete', { id: 'ordered' })
+})
+
+t.test('a 410 disables the endpoint at once; events meanwhile are not delivered; enabling brings it back', async (t) => {
+  const receiver = await startReceiver(t)
+  await ok('/system/webhook/add', { id: 'gone', url: receiver.url, types: ['record.added'] })
+  receiver.answer = () => 410
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W5'))
+  const listed = await eventually(async () => {
+    const [endpoint] = (await ok('/system/webhook/list', {})).list
+    return endpoint.enabled === false && endpoint
+  })
+  t.equal(listed.disabledReason, 'the endpoint answered 410 Gone')
+  t.match((await ok('/system/webhook/deliveries', { id: 'gone' })).list[0], { status: 410, outcome: 'failed' })
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W6'))
+  receiver.answer = () => 200
+  t.match(await ok('/system/webhook/update', { id: 'gone', enabled: true }), { enabled: true, disabledReason: null })
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W7'))
+  await eventually(() => receiver.received.some((delivery) => delivery.event.data.id === 'RU-W7'))
+  t.same(
+    receiver.received.map((delivery) => delivery.event.data.id),
+    ['RU-W5', 'RU-W7'],
+    'the event written while disabled went to the feed only',
+  )
+  await ok('/system/webhook/delete', { id: 'gone' })
+})
+
+t.test('an endpoint whose every attempt failed for 5 days is disabled', async (t) => {
+  const receiver = await startReceiver(t)
+  await ok('/system/webhook/add', { id: 'dead', url: receiver.url, types: ['record.added'] })
+  receiver.answer = () => 500
+  await pool.query(`UPDATE webhook_endpoint SET "failingSince" = now() - interval '5 days 1 minute' WHERE id = 'dead'`)
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-W8'))
+  const listed = await eventually(async () => {
+    const [endpoint] = (await ok('/system/webhook/list', {})).list
+    return endpoint.enabled === false && endpoint
+  })
+  t.equal(listed.disabledReason, 'every attempt failed for 5 days')
+  await ok('/system/webhook/delete', { id: 'dead' })
+})
+
+t.test('rotation: both secrets sign for a while, never more than two; ping and redelivery', async (t) => {
+  const receiver = await startReceiver(t)
+  const { secret: first } = await ok('/system/webhook/add', { id: 'rotating', url: receiver.url, types: ['record.added'] })
+  const { secret: second } = await ok('/system/webhook/rotateSecret', { id: 'rotating' })
+  t.not(second, first)
+  t.match((await ok('/system/webhook/list', {})).list[0].previousSecretUntil, /^\d{4}-/)
+  const { eventId } = await ok('/system/webhook/test', { id: 'rotating' })
+  await eventually(() => receiver.received.length === 1, { what: 'the ping' })
+  const [ping] = receiver.received
+  t.equal(ping.id, eventId)
+  t.match(ping.event, { id: eventId, type: 'ping' })
+  t.notOk('seq' in ping.event, 'a ping has no seq')
+  t.equal(ping.signatures.length, 2)
+  t.ok(verified(first, ping) && verified(second, ping), 'both secrets verify')
+  const { secret: third } = await ok('/system/webhook/rotateSecret', { id: 'rotating' })
+  await ok('/system/webhook/redeliver', { id: 'rotating', eventId })
+  await eventually(() => receiver.received.length === 2, { what: 'the redelivery' })
+  const redelivered = receiver.received[1]
+  t.equal(redelivered.id, eventId, 'the same webhook-id')
+  t.equal(redelivered.signatures.length, 2, 'never more than two')
+  t.ok(verified(third, redelivered) && verified(second, redelivered))
+  t.notOk(verified(first, redelivered), "the oldest's grace ended at the second rotation")
+  t.equal((await service.call('/system/webhook/redeliver', { id: 'rotating', eventId: crypto.randomUUID() }, { token })).body.code, 1004)
+  await ok('/system/webhook/delete', { id: 'rotating' })
+})
+
+t.test('a slow endpoint slows neither a write nor another endpoint', async (t) => {
+  const slow = await startReceiver(t)
+  const fast = await startReceiver(t)
+  slow.answer = () => 'hang'
+  await ok('/system/webhook/add', { id: 'slow', url: slow.url, types: ['record.added'] })
+  await ok('/system/webhook/add', { id: 'fast', url: fast.url, types: ['record.added'] })
+  for (let n = 0; n < 6; n++) {
+    const started = performance.now()
+    await ok('/prevent/riskUnit/add', record('riskUnit', `RU-S${n}`))
+    t.ok(performance.now() - started < 1000, 'the write answers at once')
+  }
+  await eventually(() => fast.received.length === 6, { what: 'the fast endpoint to receive every event', timeoutMs: 10_000 })
+  const attempt = await eventually(
+    async () => (await ok('/system/webhook/deliveries', { id: 'slow' })).list.find((item: any) => item.outcome === 'pending'),
+    { what: 'the slow attempt to time out', timeoutMs: 40_000 },
+  )
+  t.match(attempt, { status: null, error: 'no answer within 15 s' })
+  t.ok(attempt.durationMs >= 14_000 && attempt.durationMs < 20_000)
+  await ok('/system/webhook/delete', { id: 'slow' })
+  await ok('/system/webhook/delete', { id: 'fast' })
+})
+
+t.test('private and unresolvable addresses are refused unless allowed', async (t) => {
+  const strict = await startService(t)
+  const strictToken = await strict.login()
+  for (const url of [
+    'http://127.0.0.1/hook',
+    'http://10.1.2.3/hook',
+    'http://172.16.0.1/hook',
+    'http://192.168.1.1/hook',
+    'http://100.64.0.1/hook',
+    'http://169.254.169.254/latest/meta-data',
+    'http://0.0.0.0/hook',
+    'http://[::1]/hook',
+    'http://[::]/hook',
+    'http://[fd00::1]/hook',
+    'http://[fe80::1]/hook',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:10.0.0.1]/hook',
+    'http://2130706433/hook',
+    'http://localhost/hook',
+    'http://no-such-host.invalid/hook',
+    'ftp://example.com/hook',
+  ]) {
+    const answer = (await strict.call('/system/webhook/add', { id: 'x', url, types: ['record.added'] }, { token: strictToken })).body
+    t.equal(answer.code, 1002, url)
+  }
+  const viewer = await strict.userToken('viewer')
+  t.equal((await strict.call('/system/webhook/list', {}, { token: viewer })).status, 403, 'admins only')
+})
+
+t.end()
