@@ -202,7 +202,10 @@ function withoutLaterChanges(document: OpenApiDocument): OpenApiDocument {
   copy.components.parameters.SyncPush = structuredClone(REFERENCE.components.parameters!.SyncPush)
   withoutSupervision(copy)
   for (const path of Object.keys(copy.paths)) {
-    if (/^\/hazard\/(monitorData|monitorAlarm)\/|^\/hazard\/monitorEquip\/(shelve|unshelve)$/.test(path)) delete copy.paths[path]
+    // Live monitoring's operations, events and webhooks came later.
+    if (/^\/hazard\/(monitorData|monitorAlarm)\/|^\/hazard\/monitorEquip\/(shelve|unshelve)$|^\/system\/(event|webhook)\//.test(path)) {
+      delete copy.paths[path]
+    }
   }
   // The language of `msg`: every operation's Accept-Language, every answer's Content-Language and Vary.
   const withoutLanguage = (responses: Node) => {
