@@ -176,7 +176,7 @@ t.test('the park: applied pushes are events, and an enterprise account reads its
     t.equal(added.body.code, 0)
   }
   const push = async (item: Record<string, unknown>) => {
-    const reply = await park.call('/prevent/riskUnit/add-batch', { list: [item] }, { token: parkToken, headers: { 'x-sync-push': '1' } })
+    const reply = await park.call('/system/push/records', { resource: 'riskUnit', list: [item] }, { token: parkToken })
     t.equal(reply.body.code, 0)
   }
   await push(pushedRecord('riskUnit', 'RU-P1', { companyCode: '111111111', version: 3 }))
