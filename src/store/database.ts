@@ -96,8 +96,10 @@ export function openPool(connectionString: string, options: DatabaseOptions = {}
     // network gone silent) is given up by the client a second later.
     ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1000 }),
   })
-  // An idle client losing its connection (database restart, pg_terminate_backend) must not crash
-  // the process: the pool drops it and the next query opens a new one.
+  // A client losing its connection (database restart, pg_terminate_backend) must not crash the
+  // process: idle, the pool drops it and the next query opens a new one; checked out (the pool's
+  // own listener is off then), its queries fail with the error and the release discards it.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   return pool
 }
