@@ -234,7 +234,7 @@ export type paths = {
         put?: never;
         /**
          * Enterprises of the park
-         * @description Park edition (403/2003 on the enterprise edition); roles `admin`, `operator`, `viewer`. For each enterprise, each `companyCode` with an `enterprise` account or with records on the park: its accounts, the time of its last push, and per resource the live records and tombstones the park holds (exact counts, kept as records are written: the overview costs the same whatever the park holds). Takes no body or `{}`.
+         * @description Park edition (403/2003 on the enterprise edition); roles `admin`, `operator`, `viewer`. For each enterprise, each `companyCode` with an `enterprise` account or with records on the park: its accounts, the time of its last push, and per resource the live records and tombstones the park holds (exact counts, kept as records are written: the overview costs the same whatever the park holds); and its live monitoring as pushed: `activeAlarms` (its active alarms, shelved ones left out), `activeAlarmsByKind` (`[{kind, level, count}]`: the same alarms by kind and level, zero counts left out, `level` null for kinds other than `high` and `low`) and `offlinePoints` (its points with an active `offline` alarm, shelved points included). Takes no body or `{}`.
          */
         post: operations["systemEnterpriseList"];
         delete?: never;
@@ -277,6 +277,26 @@ export type paths = {
          * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own: another enterprise's attachment answers 2003). One attachment (or its tombstone) as the enterprise holds it, pushed after its record: applied by (`companyCode`, `id`) only when its `version` is newer than the one held. Answered as a page of one item: `held` the version the park holds now (a pusher counts the attachment delivered only when that is the version it pushed), or `failed` with the reason (1002: a type not proven by its bytes, invalid base64, a file too large; 2003: another enterprise's attachment; like records, its record is not looked for): refused, it will not be applied by pushing it again unchanged. A body that is not a pushed attachment at all answers 400/1002 and one over the limit 413/1010, applying nothing. Pushes are not counted by the rate limit.
          */
         post: operations["systemPushAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/push/readings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push one-minute aggregates of an enterprise's readings to the park
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). Readings reach the park as one-minute aggregates per point (`PushedMinute`: `min`, `max`, `avg`, `sum`, `last`, `lastQuality`, `count` of a (`companyCode`, `monitorEquipId`, `minute`)), not one by one. Each item replaces what the park held of that minute (an upsert): pushing a minute again, after a late reading changed it or after a lost answer, is harmless, and the newest push of a minute is what the park holds. The park answers `hazard/monitorData/aggregate` and `latest` from these minutes. The enterprise edition keeps, in the transaction that stores readings, which minutes they changed, and forgets a minute only once the park answered for the aggregate it pushed (a minute changed meanwhile is pushed again). Pushes are not counted by the rate limit. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the minutes again later.
+         */
+        post: operations["systemPushReadings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -883,7 +903,7 @@ export type paths = {
         put?: never;
         /**
          * Aggregates of readings by time bucket
-         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings: `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`.
+         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings: `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`. On the park edition: answered from the one-minute aggregates its enterprises push (`/system/push/readings`), `from` and `to` rounded down to the minute, buckets aligned to the park's `TZ`; `companyCode` names the enterprise of the points, and a call naming a point id held by several enterprises without it is refused whole (1002 naming `companyCode`); each entry carries its `companyCode`. An `enterprise` account reads its own enterprise only.
          */
         post: operations["hazardMonitorDataAggregate"];
         delete?: never;
@@ -903,7 +923,7 @@ export type paths = {
         put?: never;
         /**
          * The live board: newest reading and active alarms per point
-         * @description Per point (those named, up to 1 000, or every live point), its newest reading by time and its active alarms (shelved ones flagged), a page at a time ordered by `monitorEquipId`. A point named that does not exist, or was deleted, is left out. Roles: every role but `collector`.
+         * @description Per point (those named, up to 1 000, or every live point), its newest reading by time and its active alarms (shelved ones flagged), a page at a time ordered by `monitorEquipId`. A point named that does not exist, or was deleted, is left out. Roles: every role but `collector`. On the park edition: from the pushed one-minute aggregates, a point's newest minute's `last` (and its quality) at that minute's time, and its active alarms as pushed; every entry carries its `companyCode`. Without ids and without `companyCode` it covers the live equipment every enterprise pushed, ordered by `companyCode` then `monitorEquipId`; a call naming a point id held by several enterprises without `companyCode` is refused whole (1002 naming `companyCode`). An `enterprise` account reads its own enterprise only.
          */
         post: operations["hazardMonitorDataLatest"];
         delete?: never;
@@ -923,7 +943,7 @@ export type paths = {
         put?: never;
         /**
          * List alarms
-         * @description A page of alarms, the most recently changed first (`updateTime` desc, then `id`). Roles: every role but `collector`.
+         * @description A page of alarms, the most recently changed first (`updateTime` desc, then `id`). Roles: every role but `collector`. On the park edition: the alarms every enterprise pushed (`/system/push/records` with `resource: monitorAlarm`), each with its `companyCode`; an `enterprise` account sees its own.
          */
         post: operations["hazardMonitorAlarmList"];
         delete?: never;
@@ -943,7 +963,7 @@ export type paths = {
         put?: never;
         /**
          * Search alarms
-         * @description `list` with `conditions` and `orderBy` over the alarm's fields, as for the resources (e.g. the active alarms: `status eq active`). Roles: every role but `collector`.
+         * @description `list` with `conditions` and `orderBy` over the alarm's fields, as for the resources (e.g. the active alarms: `status eq active`). Roles: every role but `collector`. On the park edition: over every enterprise's pushed alarms, `companyCode` a condition like any other field; an `enterprise` account sees its own.
          */
         post: operations["hazardMonitorAlarmSearch"];
         delete?: never;
@@ -963,7 +983,7 @@ export type paths = {
         put?: never;
         /**
          * Get an alarm
-         * @description The alarm with this id; 1004 when there is none. Roles: every role but `collector`.
+         * @description The alarm with this id; 1004 when there is none. Roles: every role but `collector`. On the park edition `companyCode` names the enterprise (without it: the alarm when exactly one enterprise holds that id, 1002 naming `companyCode` when several do).
          */
         post: operations["hazardMonitorAlarmGetById"];
         delete?: never;
@@ -983,7 +1003,7 @@ export type paths = {
         put?: never;
         /**
          * History of an alarm
-         * @description The changes of an alarm, newest first: its raising (`add`, by `system`), each change of level, threshold or peak and its clearing (`update`, by `system`), its acknowledgement and disposal (`update`, by the user). 1004 when the id never existed. Roles: every role but `collector`.
+         * @description The changes of an alarm, newest first: its raising (`add`, by `system`), each change of level, threshold or peak and its clearing (`update`, by `system`), its acknowledgement and disposal (`update`, by the user). 1004 when the id never existed. Roles: every role but `collector`. On the park edition: one entry per pushed version, named after the enterprise user who wrote it (`updateBy`: `system` for the service's own changes); `companyCode` names the enterprise when several hold the id.
          */
         post: operations["hazardMonitorAlarmHistory"];
         delete?: never;
@@ -4019,7 +4039,7 @@ export type components = {
             [key: string]: unknown;
         };
         /**
-         * @description Body of `/system/push/records`: a page of one resource's records, parents' pages before their children's (a reference is not checked on the park, but a reader expects a record's parent to be there).
+         * @description Body of `/system/push/records`: a page of one resource's records, parents' pages before their children's (a reference is not checked on the park, but a reader expects a record's parent to be there). Alarms travel here too (`resource: monitorAlarm`): every change of an alarm is a new version of it (items of schema `MonitorAlarm` plus the server-kept fields, `deleted` always false), applied by (`companyCode`, `id`) like a record, its history entry named after `updateBy` (`system` for the service's own changes, the handling user for an acknowledgement or a disposal).
          * @example {
          *       "resource": "riskUnit",
          *       "list": [
@@ -4042,7 +4062,7 @@ export type components = {
          *     }
          */
         PushRecordsRequest: {
-            resource: components["schemas"]["ResourceKey"];
+            resource: components["schemas"]["PushedKind"];
             /** @description 1..500 records; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own. */
             list: components["schemas"]["PushedRecord"][];
         };
@@ -4115,7 +4135,7 @@ export type components = {
          *     }
          */
         PushAttachmentRequest: {
-            resource: components["schemas"]["ResourceKey"];
+            resource: components["schemas"]["PushedKind"];
             id: components["schemas"]["Id"];
             recordId: components["schemas"]["Id"];
             fileName: components["schemas"]["AttachmentFileName"];
@@ -4902,6 +4922,8 @@ export type components = {
              * @enum {string}
              */
             bucket: "1m" | "10m" | "1h" | "1d";
+            /** @description Park edition: the enterprise of the points (an `enterprise` account: its own). The enterprise edition, which holds its own enterprise only, ignores it. */
+            companyCode?: string;
         };
         /** @description One bucket of readings (faulty ones included): `time` its start; `min`, `max`, `last` as sent (of equal numbers spelled differently, the earliest by reading time); `avg` a decimal string rounded half away from zero to at most 6 decimals, trailing zeros dropped. */
         MonitorBucket: {
@@ -4915,6 +4937,8 @@ export type components = {
         MonitorAggregate: {
             list: {
                 monitorEquipId: components["schemas"]["Id"];
+                /** @description Park edition only, the enterprise of the point. */
+                companyCode?: string;
                 buckets: components["schemas"]["MonitorBucket"][];
             }[];
         };
@@ -4935,6 +4959,8 @@ export type components = {
             monitorEquipIds?: components["schemas"]["Id"][];
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description Park edition: the enterprise of the points (an `enterprise` account: its own). The enterprise edition, which holds its own enterprise only, ignores it. */
+            companyCode?: string;
         };
         MonitorLatestAlarm: {
             id: components["schemas"]["Id"];
@@ -4945,6 +4971,8 @@ export type components = {
         /** @description A point's newest reading by time (null fields before its first) and its active alarms. */
         MonitorLatest: {
             monitorEquipId: components["schemas"]["Id"];
+            /** @description Park edition only, the enterprise of the point. */
+            companyCode?: string;
             monitorCode: string;
             time: components["schemas"]["Instant"] | null;
             value: string | null;
@@ -7216,10 +7244,77 @@ export type components = {
                         /** @description Tombstones held. */
                         deleted: number;
                     }[];
+                    /** @description Its active alarms as pushed (`status` active), shelved ones left out. */
+                    activeAlarms: number;
+                    /** @description Its active alarms (shelved ones left out) by kind and level, kinds ordered as `MonitorAlarmKind`, levels ascending; zero counts left out. */
+                    activeAlarmsByKind: {
+                        kind: components["schemas"]["MonitorAlarmKind"];
+                        /** @description 1 or 2 for `high` and `low`; null for the other kinds. */
+                        level: number | null;
+                        count: number;
+                    }[];
+                    /** @description Its points with an active `offline` alarm, shelved points included. */
+                    offlinePoints: number;
                 }[];
                 /** @description Number of enterprises listed. */
                 total: number;
             } | null;
+        } & WithRequired<components["schemas"]["Envelope"], "data">;
+        /**
+         * @description What a push carries as records: a business resource, or `monitorAlarm` (alarms, which the enterprise's service writes itself and pushes like records: schema `MonitorAlarm`, never deleted).
+         * @example riskUnit
+         * @enum {string}
+         */
+        PushedKind: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo" | "monitorAlarm";
+        /**
+         * @description The readings of one point in one minute, as the enterprise holds them when it pushes (faulty readings included, as in `hazard/monitorData/aggregate`): `min`, `max` and `last` as sent (of equal numbers spelled differently, the earliest by reading time), `avg` rounded half away from zero to at most 6 decimals, `sum` the exact sum of the values (so that the park's wider buckets average exactly), `lastQuality` the quality of the last reading. A minute is the whole of its readings: pushing it again replaces it (a late reading changes the minute, which is pushed again).
+         * @example {
+         *       "companyCode": "320115001",
+         *       "monitorEquipId": "ME-001",
+         *       "minute": "2026-11-28T10:00:00+08:00",
+         *       "min": "1.52",
+         *       "max": "1.61",
+         *       "avg": "1.565",
+         *       "sum": "3.13",
+         *       "last": "1.61",
+         *       "lastQuality": 0,
+         *       "count": 2
+         *     }
+         */
+        PushedMinute: {
+            /** @description The enterprise of the point; an `enterprise` account pushes its own only (another enterprise's item fails alone with 2003). */
+            companyCode: string;
+            monitorEquipId: components["schemas"]["Id"];
+            /** @description The minute's start (seconds zero); another instant is refused (1002). */
+            minute: components["schemas"]["Instant"];
+            min: components["schemas"]["Decimal"];
+            max: components["schemas"]["Decimal"];
+            avg: components["schemas"]["Decimal"];
+            /** @description The exact sum of the minute's values, a decimal string. */
+            sum: string;
+            last: components["schemas"]["Decimal"];
+            /** @enum {integer} */
+            lastQuality: 0 | 1;
+            count: number;
+        };
+        /** @description Body of `/system/push/readings`: 1..5 000 minutes of readings (`PushedMinute`), of any points and minutes, in any order. */
+        PushReadingsRequest: {
+            /** @description 1..5 000 minutes; an empty list or more than 5 000 answers code 1005 (not a schema error); each item is judged on its own. */
+            list: components["schemas"]["PushedMinute"][];
+        };
+        /** @description `applied`: how many minutes the park now holds as pushed (replaced or added); `failed`: the items refused, which pushing again unchanged will not apply. */
+        PushReadingsResult: {
+            applied: number;
+            failed: {
+                index: number;
+                /** @description 1002: not a valid pushed minute (the reason names the field); 2003: another enterprise's minute. */
+                code: number;
+                reason: string;
+            }[];
+        };
+        /** @description Envelope of `/system/push/readings`. */
+        PushReadingsEnvelope: {
+            data: components["schemas"]["PushReadingsResult"] | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /** @description Body of `/system/calendar/set`: replaces that year's lists. A date outside `year`, a date that does not exist or a date in both lists answers 1002 naming it. */
         CalendarSetRequest: {
@@ -8282,6 +8377,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    systemPushReadings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushReadingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Answers HTTP 200 with business code 0, 1002, 1005. 1002 a body that is not `{list}` (an item that is not a valid pushed minute fails alone, in `failed`); 1005 an empty list or more than 5 000 items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushReadingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     systemCalendarSet: {
         parameters: {
             query?: never;
@@ -9303,7 +9429,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IdRequest"];
+                "application/json": components["schemas"]["GetByIdRequest"];
             };
         };
         responses: {

@@ -8,9 +8,11 @@ import { monitoringHandlers } from '../http/monitoring-handlers.ts'
 import { supervisionHandlers } from '../http/supervision-handlers.ts'
 import { liveMonitoring } from '../operations/monitoring-parts.ts'
 import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
+import { MinutePush } from '../park/minute-push.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
 import { Reconciler } from '../park/reconcile.ts'
+import { ChangedMinutes } from '../store/minute-store.ts'
 import { ParkStore } from '../store/park-store.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
@@ -21,7 +23,8 @@ export const enterpriseEdition: Edition = {
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
     const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false })
-    const monitoring = liveMonitoring(shared)
+    // With a park, each batch of readings notes the minutes it changed: the park receives them as aggregates.
+    const monitoring = liveMonitoring(shared, { notesMinutes: push !== undefined })
     return {
       push: push?.push,
       reconciler: push?.reconciler,
@@ -58,6 +61,7 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     companyCode: config.companyCode,
     wake: () => push.retryNow(),
   })
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler })
+  const minutes = new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: config.companyCode }), client, log })
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler, streams: [minutes] })
   return { push, reconciler }
 }

@@ -3,13 +3,19 @@
 // own is constructed in `compose` and its handlers listed in `handlers`.
 import type { Role } from '../auth/auth-service.ts'
 import { parkHandlers } from '../http/park-handlers.ts'
+import { parkMonitoringHandlers } from '../http/park-monitoring-handlers.ts'
+import { AlarmOperations } from '../operations/alarm-operations.ts'
+import { ParkMonitoring } from '../operations/park-monitoring.ts'
 import { idempotentWrite } from '../http/handlers.ts'
 import { operationIdOf } from '../http/routing.ts'
 import { supervisionHandlers } from '../http/supervision-handlers.ts'
 import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
 import { ParkOperations } from '../operations/park-operations.ts'
 import { PUSH_OPERATIONS, parkRefusal } from '../park/park-policy.ts'
+import { AlarmStore } from '../store/alarm-store.ts'
+import { ParkMonitoringStore } from '../store/park-monitoring-store.ts'
 import { ParkStore } from '../store/park-store.ts'
+import type { HistoryStore } from '../store/history-store.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'enterprise'])
@@ -18,7 +24,13 @@ export const parkEdition: Edition = {
   name: 'park',
   compose(shared: SharedParts): EditionParts {
     const { config, pool, document, registry, format, compiles, attachmentStore } = shared
+    const monitoring = new ParkMonitoring({
+      store: new ParkMonitoringStore({ pool, format, timeZone: config.timeZone }),
+      compiles,
+      document,
+    })
     const park = new ParkOperations({
+      monitoring,
       park: new ParkStore({ pool, registry }),
       attachments: attachmentStore,
       registry,
@@ -34,10 +46,18 @@ export const parkEdition: Edition = {
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: true,
       addsHaveEntries: true,
-      handlers: ({ writes }) => [
+      handlers: ({ writes, history }) => [
         ...parkHandlers({ registry, park }),
+        ...parkMonitoringHandlers({ alarms: parkAlarms(shared, history), monitoring }),
         ...supervisionHandlers(supervision.operations, (operationId, run) => idempotentWrite(writes, operationId, run)),
       ],
     }
   },
+}
+
+/** The alarms the enterprises pushed, read as records of many enterprises (the park writes none). */
+function parkAlarms(shared: SharedParts, history: HistoryStore): AlarmOperations {
+  const { config, pool, document, format, clock } = shared
+  const alarms = new AlarmStore({ companyCode: config.companyCode })
+  return new AlarmOperations({ pool, document, alarms, history, companyCode: config.companyCode, format, clock, byEnterprise: true })
 }

@@ -196,7 +196,7 @@ export function ownCompany(request: FastifyRequest): string | undefined {
 }
 
 /** The companyCode a read names, checked against the caller's own. */
-function readCompany(request: FastifyRequest, named: string | undefined): string | undefined {
+export function readCompany(request: FastifyRequest, named: string | undefined): string | undefined {
   const own = ownCompany(request)
   if (own !== undefined && named !== undefined && named !== own) {
     throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: own }))
@@ -205,7 +205,7 @@ function readCompany(request: FastifyRequest, named: string | undefined): string
 }
 
 /** list and search: an enterprise account sees its own enterprise only (a condition added to the caller's). */
-function pageQuery(request: FastifyRequest): SearchRequest {
+export function pageQuery(request: FastifyRequest): SearchRequest {
   const query: SearchRequest = bodyOf<ResourceBodies['search']>(request) ?? {}
   const own = ownCompany(request)
   if (own === undefined) return query

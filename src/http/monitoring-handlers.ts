@@ -90,7 +90,13 @@ function readHandlers(parts: MonitoringParts): [string, Handler][] {
     ['hazardMonitorDataLatest', async (request) => success(await reads.latest(bodyOf<Schemas['MonitorDataLatestRequest']>(request)))],
     ['hazardMonitorAlarmList', async (request) => success(await alarms.page(bodyOf<SearchRequest>(request) ?? {}))],
     ['hazardMonitorAlarmSearch', async (request) => success(await alarms.page(bodyOf<SearchRequest>(request) ?? {}))],
-    ['hazardMonitorAlarmGetById', async (request) => success(await alarms.getById(bodyOf<Schemas['IdRequest']>(request).id))],
+    [
+      'hazardMonitorAlarmGetById',
+      async (request) => {
+        const { id, companyCode } = bodyOf<Schemas['GetByIdRequest']>(request)
+        return success(await alarms.getById(id, companyCode))
+      },
+    ],
     [
       'hazardMonitorAlarmAttachmentList',
       async (request) => success(await attachments.list(alarm, bodyOf<Schemas['AttachmentListRequest']>(request).recordId, undefined)),

@@ -25,7 +25,7 @@ export function parkHandlers(options: ParkHandlerOptions): [string, Handler][] {
       async (request) => {
         const { resource, list } = bodyOf<Schemas['PushRecordsRequest']>(request)
         const result: Schemas['PushResult'] = await park.pushRecords(
-          registry.get(resource),
+          registry.pushedKind(resource),
           list,
           ownCompany(request),
           listText(request, resource),
@@ -37,7 +37,7 @@ export function parkHandlers(options: ParkHandlerOptions): [string, Handler][] {
       'systemPushAttachment',
       async (request) => {
         const { resource, ...attachment } = bodyOf<Schemas['PushAttachmentRequest']>(request)
-        const result: Schemas['PushResult'] = await park.pushAttachment(registry.get(resource), attachment, ownCompany(request))
+        const result: Schemas['PushResult'] = await park.pushAttachment(registry.pushedKind(resource), attachment, ownCompany(request))
         return success(result)
       },
     ],

@@ -165,6 +165,10 @@ export const catalogue = {
     en: 'list must hold 1 to {limit} readings, got {count}',
     zh: 'list 须包含 1 至 {limit} 条读数，实际为 {count} 条',
   },
+  minutesBatchSize: {
+    en: 'list must hold 1 to {limit} minutes, got {count}',
+    zh: 'list 须包含 1 至 {limit} 个分钟汇总，实际为 {count} 个',
+  },
   notAListCursor: { en: 'after: not a cursor of this list', zh: 'after：不是本列表的游标' },
   alarmDangerMissing: {
     en: 'troubleshootInfoId: no live troubleshootInfo {id}',

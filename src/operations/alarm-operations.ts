@@ -4,7 +4,7 @@
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { instantSeconds } from '../contract/storable.ts'
 import { type SearchRequest, validSearch } from '../domain/search.ts'
-import { BusinessError, Code } from '../errors.ts'
+import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import { describeResource, type ResourceDef } from '../resources/resource-registry.ts'
 import type { AlarmHandling, AlarmStore } from '../store/alarm-store.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
@@ -33,6 +33,8 @@ export class AlarmOperations {
   private readonly history: HistoryStore
   private readonly format: InstantFormatter
   private readonly clock: () => number
+  /** Park edition: many enterprises' alarms, as pushed, keyed by (companyCode, id). */
+  private readonly byEnterprise: boolean
 
   constructor(options: {
     pool: pg.Pool
@@ -42,29 +44,44 @@ export class AlarmOperations {
     companyCode: string
     format: InstantFormatter
     clock: () => number
+    byEnterprise?: boolean
   }) {
     const { pool, format } = options
+    this.byEnterprise = options.byEnterprise ?? false
     this.pool = pool
     this.alarms = options.alarms
     this.history = options.history
     this.format = format
     this.clock = options.clock
     this.resource = describeResource(options.document, { key: 'monitorAlarm', module: 'hazard', table: 'monitor_alarm' })
-    this.records = new ResourceStore({ pool, registry: { all: [this.resource] }, companyCode: options.companyCode, format })
+    this.records = new ResourceStore({
+      pool,
+      registry: { all: [this.resource] },
+      companyCode: options.companyCode,
+      format,
+      countsByEnterprise: this.byEnterprise,
+    })
   }
 
   page(request: SearchRequest): Promise<Page> {
-    return this.records.page(this.resource, validSearch(this.resource, request))
+    return this.records.page(this.resource, validSearch(this.resource, request, this.byEnterprise))
   }
 
-  async getById(id: string): Promise<ApiRecord> {
-    const [found] = await this.records.find(this.resource, id)
-    if (!found) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
-    return found
+  /** On the park several enterprises may hold one id: `companyCode` names which (without it, 1002 when several do). */
+  async getById(id: string, companyCode?: string): Promise<ApiRecord> {
+    const found = await this.records.find(this.resource, id, companyCode)
+    if (found.length === 0) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
+    if (found.length > 1) throw severalEnterprises(`monitorAlarm ${id}`)
+    return found[0]
   }
 
-  historyOf(query: { id: string; pageNum?: number; pageSize?: number }): Promise<HistoryPage> {
-    return this.history.page(this.resource, { id: query.id, pageNum: query.pageNum ?? 1, pageSize: query.pageSize ?? 20 })
+  historyOf(query: { id: string; companyCode?: string; pageNum?: number; pageSize?: number }): Promise<HistoryPage> {
+    return this.history.page(this.resource, {
+      id: query.id,
+      companyCode: query.companyCode,
+      pageNum: query.pageNum ?? 1,
+      pageSize: query.pageSize ?? 20,
+    })
   }
 
   /** raised → acknowledged; again changes nothing; a disposed alarm cannot be (1011). */

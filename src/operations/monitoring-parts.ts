@@ -60,18 +60,21 @@ export interface MonitoringParts {
  * retention, offline points), started with the edition, and its operations over the history and
  * attachments the skeleton serves.
  */
-export function liveMonitoring(shared: {
-  config: Config
-  pool: pg.Pool
-  document: OpenApiDocument
-  compiles: CompileOnFirstUse
-  background: Background
-  format: InstantFormatter
-  clock: () => number
-  log: FastifyBaseLogger
-}): { jobs: MonitoringJobs; parts(history: HistoryStore, attachments: AttachmentOperations): MonitoringParts } {
+export function liveMonitoring(
+  shared: {
+    config: Config
+    pool: pg.Pool
+    document: OpenApiDocument
+    compiles: CompileOnFirstUse
+    background: Background
+    format: InstantFormatter
+    clock: () => number
+    log: FastifyBaseLogger
+  },
+  options: { notesMinutes: boolean } = { notesMinutes: false },
+): { jobs: MonitoringJobs; parts(history: HistoryStore, attachments: AttachmentOperations): MonitoringParts } {
   const { config, pool, document, format, clock } = shared
-  const readings = new ReadingStore({ pool })
+  const readings = new ReadingStore({ pool, notesMinutes: options.notesMinutes })
   const alarmStore = new AlarmStore({ companyCode: config.companyCode })
   const retentionDays = config.readingsRetentionDays
   const ingest = new ReadingIngest({ pool, readings, alarms: alarmStore, compiles: shared.compiles, document, retentionDays, clock })

@@ -10,6 +10,7 @@ import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
+import type { MonitoringOverview } from '../store/park-monitoring-store.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { ApiRecord } from '../store/resource-store.ts'
 import { type AttachmentAddBody, PUSH_ONLY_FIELDS } from './attachment-operations.ts'
@@ -30,6 +31,8 @@ export class ParkOperations {
   private readonly registry: ResourceRegistry
   private readonly format: InstantFormatter
   private readonly attachmentMaxBytes: number
+  /** Each enterprise's live monitoring at a glance, for its overview. */
+  private readonly monitoring: { overview(): Promise<Map<string, MonitoringOverview>> } | undefined
   /** Validates one pushed record of each resource. */
   private readonly pushItemValidators: Map<string, Validator>
 
@@ -41,7 +44,9 @@ export class ParkOperations {
     compiles: CompileOnFirstUse
     document: OpenApiDocument
     attachmentMaxBytes: number
+    monitoring?: { overview(): Promise<Map<string, MonitoringOverview>> }
   }) {
+    this.monitoring = options.monitoring
     const { compiles, document, registry } = options
     this.park = options.park
     this.attachments = options.attachments
@@ -49,7 +54,7 @@ export class ParkOperations {
     this.format = options.format
     this.attachmentMaxBytes = options.attachmentMaxBytes
     this.pushItemValidators = new Map(
-      registry.all.map((resource) => [resource.key, compiles.validator(pushItemSchema(document, resource.schemaName))]),
+      registry.pushed.map((resource) => [resource.key, compiles.validator(pushItemSchema(document, resource.schemaName))]),
     )
   }
 
@@ -166,9 +171,14 @@ export class ParkOperations {
 
   /** Every enterprise with an account or records, its accounts, last push and holdings. */
   async enterpriseList(): Promise<Envelope> {
-    const list = await this.park.enterprises()
+    const [list, monitoring] = await Promise.all([this.park.enterprises(), this.monitoring?.overview()])
+    const quiet: MonitoringOverview = { activeAlarms: 0, activeAlarmsByKind: [], offlinePoints: 0 }
     return success({
-      list: list.map((entry) => ({ ...entry, lastPushTime: entry.lastPushTime && this.format(entry.lastPushTime) })),
+      list: list.map((entry) => ({
+        ...entry,
+        lastPushTime: entry.lastPushTime && this.format(entry.lastPushTime),
+        ...(monitoring?.get(entry.companyCode) ?? quiet),
+      })),
       total: list.length,
     })
   }

@@ -107,7 +107,7 @@ export class SystemOperations {
   }
 
   async syncStatus(): Promise<Envelope> {
-    const targets = withAttachments(this.registry.all)
+    const targets = withAttachments(this.registry.pushed)
     const [resources, exhausted, failures, reconcile] = await Promise.all([
       this.sync.counts(targets),
       this.sync.exhausted(targets, this.failedRequeueRounds),
@@ -140,7 +140,7 @@ export class SystemOperations {
   }
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
-    const resources = withAttachments(body?.resource ? [this.registry.get(body.resource)] : this.registry.all)
+    const resources = withAttachments(body?.resource ? [this.registry.pushedKind(body.resource)] : this.registry.pushed)
     const requeued = await this.sync.requeueFailed(resources, body?.ids ? { ids: body.ids } : { all: true })
     if (requeued > 0) this.retryPush()
     return success({ requeued })

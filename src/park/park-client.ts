@@ -3,7 +3,7 @@
 // It pushes through the park's push operations (/system/push/records, /system/push/attachment) and
 // reads its digests (/system/sync/digest).
 import type { components } from '../../generated/openapi.ts'
-import { listOperations, loadOpenApi } from '../contract/openapi-document.ts'
+import { loadOpenApi } from '../contract/openapi-document.ts'
 import type { ResourceDef } from '../resources/resource-registry.ts'
 import { createSafetyClient, type SafetyClient } from '../sdk/client.ts'
 import type { AttachmentPushItem } from '../store/attachment-store.ts'
@@ -14,6 +14,9 @@ type PushResult = components['schemas']['PushResult']
 type DigestRequest = components['schemas']['DigestRequest']
 type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
 type ResourceKey = components['schemas']['ResourceKey']
+type PushedKind = components['schemas']['PushedKind']
+type PushedMinute = components['schemas']['PushedMinute']
+type MinutesPushResult = components['schemas']['PushReadingsResult']
 
 /** What reconciliation compares: a resource's records, or its attachments. */
 export interface DigestTarget {
@@ -36,17 +39,19 @@ export interface AttachmentPushAnswer {
   held?: number | null
 }
 
-const RESOURCE_KEYS = new Set(
-  listOperations(loadOpenApi().document).flatMap(({ spec }) => (typeof spec['x-resource'] === 'string' ? [spec['x-resource']] : [])),
-)
+const { schemas } = loadOpenApi().document.components
+/** What the document lets a push carry as records (PushedKind: the resources, and alarms). */
+const PUSHED_KINDS = new Set<string>((schemas.PushedKind?.enum as string[] | undefined) ?? [])
+/** The resources, which reconciliation compares (ResourceKey). */
+const RESOURCE_KEYS = new Set<string>((schemas.ResourceKey?.enum as string[] | undefined) ?? [])
 
-function isResourceKey(key: string): key is ResourceKey {
-  return RESOURCE_KEYS.has(key)
+function isPushedKind(key: string): key is PushedKind {
+  return PUSHED_KINDS.has(key)
 }
 
-/** A registry resource's key as the document's ResourceKey (every registry entry is one of the document's resources). */
-function resourceKey(resource: ResourceDef): ResourceKey {
-  if (!isResourceKey(resource.key)) throw new Error(`the document has no resource ${resource.key}`)
+/** A pushed kind's key as the document's PushedKind (every kind the push carries is one of them). */
+function resourceKey(resource: ResourceDef): PushedKind {
+  if (!isPushedKind(resource.key)) throw new Error(`the document pushes no ${resource.key}`)
   return resource.key
 }
 
@@ -133,6 +138,11 @@ export class ParkClient implements ParkHoldings {
     )
   }
 
+  /** Pushes one-minute aggregates of readings; the park answers how many it applied and which it refused. Throws ParkUnavailable when it did not judge them. */
+  async pushReadings(list: PushedMinute[]): Promise<MinutesPushResult> {
+    return this.judged(await this.withSession(() => this.client.POST('/system/push/readings', { body: { list } })))
+  }
+
   /**
    * Pushes one attachment: the park's judgement of it, its refusal (a business code) or the version
    * it holds now (`held`, absent when it did not say). Throws ParkUnavailable when the park did not
@@ -165,7 +175,9 @@ export class ParkClient implements ParkHoldings {
   }
 
   private digestOf(target: DigestTarget): { resource: ResourceKey; attachments: boolean } {
-    return { resource: resourceKey(target.resource), attachments: target.attachments }
+    const key = target.resource.key
+    if (!RESOURCE_KEYS.has(key)) throw new Error(`the document reconciles no ${key}`)
+    return { resource: key as ResourceKey, attachments: target.attachments }
   }
 
   private async digest(request: DigestRequest): Promise<DigestData> {

@@ -11,7 +11,7 @@ import { message } from '../messages/message.ts'
 const BUSINESS_WRITES = new Set(['add', 'update', 'delete', 'addBatch', 'attachmentAdd', 'attachmentDelete'])
 
 /** The push's own operations: an `admin` for any enterprise, an `enterprise` account for its own (x-roles). */
-export const PUSH_OPERATIONS: ReadonlySet<string> = new Set(['systemPushRecords', 'systemPushAttachment'])
+export const PUSH_OPERATIONS: ReadonlySet<string> = new Set(['systemPushRecords', 'systemPushAttachment', 'systemPushReadings'])
 
 /** The park's refusal of an operation, by its x-action; undefined when the roles decide alone. */
 export function parkRefusal(action: string | undefined): BusinessError | undefined {

@@ -33,6 +33,7 @@ import type { ResourceDef, ResourceRegistry } from '../resources/resource-regist
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
 import type { PushItem, SyncStore } from '../store/sync-store.ts'
+import type { PushStream } from './minute-push.ts'
 import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
@@ -48,6 +49,8 @@ export class ParkPush {
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
   readonly reconciler: Reconciler | undefined
+  /** What the push carries besides records and attachments, drained after them (the minutes of readings). */
+  readonly streams: PushStream[]
   /** The wake loop while it runs, and whether a wake came during its drain (it drains once more). */
   private wakeLoop: Promise<void> | undefined
   private wokenMeanwhile = false
@@ -78,8 +81,10 @@ export class ParkPush {
     settings: PushSettings
     log: FastifyBaseLogger
     reconciler?: Reconciler
+    streams?: PushStream[]
   }) {
     this.reconciler = options.reconciler
+    this.streams = options.streams ?? []
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
@@ -163,7 +168,7 @@ export class ParkPush {
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
   private async requeueUndelivered(): Promise<void> {
     try {
-      if ((await this.sync.requeueFailed(withAttachments(this.registry.all), { undelivered: true })) > 0) void this.wake()
+      if ((await this.sync.requeueFailed(withAttachments(this.registry.pushed), { undelivered: true })) > 0) void this.wake()
     } catch (error) {
       // The sweep queues them again later.
       this.log.warn({ err: error }, 'park push: could not queue undelivered records again')
@@ -248,7 +253,12 @@ export class ParkPush {
    * the tables holding pending rows are read (one statement finds them).
    */
   private async drainAll(): Promise<void> {
-    const all = this.registry.all
+    await this.drainPending()
+    for (const stream of this.streams) await stream.drain()
+  }
+
+  private async drainPending(): Promise<void> {
+    const all = this.registry.pushed
     const pending = await this.sync.pendingTables(withAttachments(all))
     if (pending.size === 0) return
     for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
@@ -377,16 +387,21 @@ export class ParkPush {
    */
   async sweep(): Promise<void> {
     try {
-      const targets = withAttachments(this.registry.all)
+      const targets = withAttachments(this.registry.pushed)
       await this.sync.requeueFailed(targets, {
         sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })
       // Only when something waits: a drain that pushes nothing tells nothing of the park.
-      if (await this.sync.hasPending(targets)) await this.drain()
+      if ((await this.sync.hasPending(targets)) || (await this.streamsWaiting())) await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')
     }
+  }
+
+  private async streamsWaiting(): Promise<boolean> {
+    for (const stream of this.streams) if (await stream.waiting()) return true
+    return false
   }
 
   /** The push queue's jobs by state, for metrics; undefined before start. */

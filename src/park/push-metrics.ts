@@ -14,7 +14,7 @@ export function registerPushMetrics(
 ): void {
   const { sync, resources, push, clock } = options
   // Scrapes cannot load the database: its reads are shared and kept a second.
-  const counts = cachedRead(() => sync.counts(withAttachments(resources.all)), PAGE_READ_TTL_MS, clock)
+  const counts = cachedRead(() => sync.counts(withAttachments(resources.pushed)), PAGE_READ_TTL_MS, clock)
   const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS, clock)
   // One query a scrape (shared) for both: records by state, and the oldest pending age. Each gauge
   // reads it in its own collect: a scrape collects every gauge at once, so one setting the other
@@ -47,6 +47,15 @@ export function registerPushMetrics(
     async collect() {
       const depth = await queueDepth!()
       if (depth) for (const [state, count] of Object.entries(depth)) queue.set({ state }, count)
+    },
+  })
+  const streams = new Gauge({
+    name: 'park_push_backlog',
+    help: 'Items of what the push carries besides records (`readingMinutes`: minutes of readings) waiting to be pushed.',
+    labelNames: ['stream'] as const,
+    registers: [metrics],
+    async collect() {
+      for (const stream of push.streams) streams.set({ stream: stream.name }, await stream.backlog())
     },
   })
   registerPushCounters(metrics, push)
@@ -90,7 +99,7 @@ function registerRecoveryMetrics(
   clock: (() => number) | undefined,
 ): void {
   const exhausted = cachedRead(
-    () => sync.exhausted(withAttachments(resources.all), push.settings.failedRequeueRounds),
+    () => sync.exhausted(withAttachments(resources.pushed), push.settings.failedRequeueRounds),
     PAGE_READ_TTL_MS,
     clock,
   )

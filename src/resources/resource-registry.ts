@@ -11,6 +11,8 @@ export type FieldKind = 'string' | 'number' | 'integer' | 'instant' | 'date' | '
 export interface FieldDef {
   name: string
   kind: FieldKind
+  /** An object held as JSON (an alarm's `disposal`): pushed and applied as JSON, not text. */
+  json?: true
 }
 
 /** Server-kept fields of every record (domain/FIELDS.md), in read order after the business fields. */
@@ -79,13 +81,31 @@ const ENTRIES: Entry[] = [
   { key: 'trainBaseInfo', module: 'prevent', table: 'train_base_info' },
 ]
 
+/**
+ * Tables the service writes itself (no add, update or delete of their own) and pushes to the park
+ * like records, after the resources: each is pushed, acknowledged, counted and applied as a record.
+ */
+const PUSHED_ENTRIES: Entry[] = [{ key: 'monitorAlarm', module: 'hazard', table: 'monitor_alarm' }]
+
 export class ResourceRegistry {
   readonly all: ResourceDef[]
+  /** What the push carries as records: the resources (in their order), then the tables of PUSHED_ENTRIES. */
+  readonly pushed: ResourceDef[]
   private readonly byKey: Map<string, ResourceDef>
+  private readonly pushedByKey: Map<string, ResourceDef>
 
   constructor(document: OpenApiDocument) {
     this.all = ENTRIES.map((entry) => describeResource(document, entry))
+    this.pushed = [...this.all, ...PUSHED_ENTRIES.map((entry) => describeResource(document, entry))]
     this.byKey = new Map(this.all.map((resource) => [resource.key, resource]))
+    this.pushedByKey = new Map(this.pushed.map((resource) => [resource.key, resource]))
+  }
+
+  /** A kind of pushed records (a resource, or a table pushed like one) by its key. */
+  pushedKind(key: string): ResourceDef {
+    const resource = this.pushedByKey.get(key)
+    if (!resource) throw new Error(`unknown pushed kind ${key}`)
+    return resource
   }
 
   get(key: string): ResourceDef {
@@ -104,7 +124,7 @@ export function describeResource(document: OpenApiDocument, entry: ResourceEntry
   const uniqueFields: string[] = []
   const references: Reference[] = []
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    fields.push({ name, kind: kindOf(document, property) })
+    fields.push(isObject(document, property) ? { name, kind: 'string', json: true } : { name, kind: kindOf(document, property) })
     if (property['x-unique']) uniqueFields.push(name)
     if (property['x-references']) references.push({ field: name, parent: property['x-references'] })
   }
@@ -135,11 +155,19 @@ function computedFields(document: OpenApiDocument, schema: JsonSchema | undefine
   return [...own, ...parts.flatMap((part) => computedFields(document, part))]
 }
 
+/** An object-valued property (nullable or not). */
+function isObject(document: OpenApiDocument, property: JsonSchema): boolean {
+  const schema = resolveRef(document, property)
+  if ([schema.type].flat().includes('object')) return true
+  return [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].some((variant) => resolveRef(document, variant).type === 'object')
+}
+
 function kindOf(document: OpenApiDocument, property: JsonSchema): FieldKind {
   const schema = resolveRef(document, property)
   const types = [schema.type].flat().filter((type) => type && type !== 'null')
   if (types.includes('integer')) return 'integer'
   if (types.includes('number')) return 'number'
+  if (types.includes('boolean')) return 'boolean'
   if (schema.format === 'date-time') return 'instant'
   if (schema.format === 'date') return 'date'
   // `oneOf: [{$ref: Instant}, {type: null}]` and similar wrappers

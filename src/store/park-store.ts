@@ -72,7 +72,7 @@ export class ParkStore {
   constructor(options: { pool: pg.Pool; registry: ResourceRegistry }) {
     this.pool = options.pool
     this.registry = options.registry
-    for (const resource of options.registry.all) this.applySql.set(resource.key, prepared(applyPageSql(resource)))
+    for (const resource of options.registry.pushed) this.applySql.set(resource.key, prepared(applyPageSql(resource)))
   }
 
   /**
@@ -202,7 +202,11 @@ function applyPageSql(resource: ResourceDef): string {
   const table = quote(resource.table)
   const fields = [...resource.fields, ...PUSHED_SERVER_FIELDS]
   const columns = fields.map((field) => quote(field.name))
-  const definition = [...fields.map((field) => `${quote(field.name)} ${SCALAR_TYPES[field.kind]}`), 'version bigint', 'deleted boolean']
+  const definition = [
+    ...fields.map((field) => `${quote(field.name)} ${field.json ? 'jsonb' : SCALAR_TYPES[field.kind]}`),
+    'version bigint',
+    'deleted boolean',
+  ]
   // Instants kept to the second, as the service writes them back (a fraction sent is dropped).
   const inserted = fields.map((field) => (field.kind === 'instant' ? `date_trunc('second', ${quote(field.name)})` : quote(field.name)))
   const updated = [...columns.filter((column) => column !== '"id"' && column !== '"companyCode"'), 'version', 'live', '"deleteTime"']

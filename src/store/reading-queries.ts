@@ -44,16 +44,18 @@ function zoneSql(zone: string): string {
 }
 
 /** A decimal without the trailing zeros of its fraction (and no negative zero). */
-function trimmed(decimal: string): string {
+export function trimmed(decimal: string): string {
   const text = decimal.includes('.') ? decimal.replace(/0+$/, '').replace(/\.$/, '') : decimal
   return /^-0$/.test(text) ? '0' : text
 }
 
-const VALUE = `coalesce(sent, value::text)`
+/** A reading's value as sent. */
+export const VALUE = `coalesce(sent, value::text)`
 
-export class ReadingQueries {
-  private readonly pool: pg.Pool
-  private readonly format: InstantFormatter
+/** Reads of monitoring data over buckets aligned to the configured zone, instants written in its wire form. */
+export abstract class ZonedReads {
+  protected readonly pool: pg.Pool
+  protected readonly format: InstantFormatter
   private readonly zone: string
 
   constructor(options: { pool: pg.Pool; format: InstantFormatter; timeZone: string }) {
@@ -62,6 +64,13 @@ export class ReadingQueries {
     this.zone = zoneSql(options.timeZone)
   }
 
+  /** The start of the bucket holding the instant `column`, aligned to the zone (a `1d` bucket is a local day). */
+  protected bucketStart(bucket: Bucket, column: string): string {
+    return `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, ${column} AT TIME ZONE ${this.zone}, timestamp '2000-01-01') AT TIME ZONE ${this.zone}`
+  }
+}
+
+export class ReadingQueries extends ZonedReads {
   /** Readings of a point with from <= time < to (reading seconds), after the cursor's time, ascending. */
   async list(query: { monitorEquipId: string; from: number; to: number; pageSize: number; after?: string }) {
     const start = query.after === undefined ? query.from : Math.max(query.from, decodeAfter(query.after) + 1)
@@ -83,7 +92,7 @@ export class ReadingQueries {
 
   /** Per point, the buckets holding readings of from <= time < to. */
   async aggregate(query: { monitorEquipIds: string[]; from: number; to: number; bucket: Bucket }) {
-    const bucket = `date_bin(${literal(BUCKET_INTERVALS[query.bucket])}::interval, reading_instant(r.time) AT TIME ZONE ${this.zone}, timestamp '2000-01-01') AT TIME ZONE ${this.zone}`
+    const bucket = this.bucketStart(query.bucket, 'reading_instant(r.time)')
     const { rows } = await this.pool.query<{
       id: string
       bucket: Date

@@ -91,13 +91,24 @@ function lockedPoint(row: Record<string, unknown>): LockedPoint {
 /** numeric gives back every decimal as sent but a negative zero, which `sent` keeps. */
 const numericLoses = (value: string): boolean => /^-0(\.0+)?$/.test(value)
 
+/**
+ * The CTE noting each minute of a point that `stored` (the readings inserted) changed, for the push
+ * of one-minute aggregates (migration 125): a minute noted again takes a new `change`.
+ */
+const NOTE_MINUTES =
+  `noted AS (INSERT INTO monitor_minute_changed (point, minute) SELECT DISTINCT point, time - time % 60 FROM stored ` +
+  `ORDER BY 1, 2 ON CONFLICT (point, minute) DO UPDATE SET change = nextval('monitor_minute_change'))`
+
 export class ReadingStore {
   private readonly pool: pg.Pool
   /** UTC days whose partition is known to exist. */
   private readonly partitions = new Set<number>()
+  /** Notes the minutes each batch changed (a park receives them as aggregates). */
+  private readonly notesMinutes: boolean
 
-  constructor(options: { pool: pg.Pool }) {
+  constructor(options: { pool: pg.Pool; notesMinutes?: boolean }) {
     this.pool = options.pool
+    this.notesMinutes = options.notesMinutes ?? false
   }
 
   /** Makes the daily partitions holding these reading seconds, unless they exist. */
@@ -148,9 +159,11 @@ export class ReadingStore {
   /** Inserts the readings; answers those stored (not duplicates) as "point:time" keys. */
   async insert(db: Queryable, readings: StoredReading[]): Promise<Set<string>> {
     if (readings.length === 0) return new Set()
-    const { rows } = await db.query<{ point: number; time: number }>(
+    const insert =
       `INSERT INTO monitor_reading (time, point, fault, value, sent) ` +
-        `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time`,
+      `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time`
+    const { rows } = await db.query<{ point: number; time: number }>(
+      this.notesMinutes ? `WITH stored AS (${insert}), ${NOTE_MINUTES} SELECT point, time FROM stored` : insert,
       [
         readings.map((reading) => reading.time),
         readings.map((reading) => reading.point),

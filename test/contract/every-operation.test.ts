@@ -94,7 +94,7 @@ t.test('every system operation', async (t) => {
   t.equal(users.total, 2)
   await ok('/system/user/delete', { userName: 'carol' })
   const status = await ok('/system/sync/status', {})
-  t.equal(status.resources.length, RESOURCES.length * 2, 'records and attachments of each resource')
+  t.equal(status.resources.length, (RESOURCES.length + 1) * 2, 'records and attachments of each resource, and of the alarms')
   await ok('/system/sync/retry', {})
   t.ok(Array.isArray((await ok('/system/event/list', {})).list))
   t.match((await ok('/system/webhook/add', { id: 'hook', url: 'http://127.0.0.1:9/hook', types: ['record.added'] })).secret, /^whsec_/)
@@ -141,6 +141,14 @@ t.test('the park edition and reconciliation with it', async (t) => {
     [1002],
     'an attachment whose bytes are not what it says is refused alone',
   )
+  const minute = { companyCode: '123123123', monitorEquipId: 'ME-EVERY', minute: '2025-03-01T08:00:00+08:00', min: '1', max: '1' }
+  const minutes = await okOn(
+    park,
+    '/system/push/readings',
+    { list: [{ ...minute, avg: '1', sum: '1', last: '1', lastQuality: 0, count: 1 }] },
+    parkToken,
+  )
+  t.same(minutes, { applied: 1, failed: [] })
   const reconciled = await okOn(enterprise, '/system/sync/reconcile', {}, enterpriseToken)
   t.equal(reconciled.differences, 0)
   t.equal(reconciled.error, null)
