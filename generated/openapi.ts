@@ -12,7 +12,7 @@ export type paths = {
         put?: never;
         /**
          * Log in
-         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token of the spec (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
+         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
          */
         post: operations["systemLogin"];
         delete?: never;
@@ -336,7 +336,7 @@ export type paths = {
          * Supervision indicators of dual prevention
          * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only). Roles: admin, operator, viewer; on the park an `enterprise` account too.
          *
-         *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms (empty and zero until live monitoring is served); on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
+         *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms raised in the window (`startTime`) per kind and level (`raised`: the eight codes `high`/`low` at levels 1 and 2, the other kinds with level null, zeros included; an alarm counts at its `maxLevel`), `medianSecondsToAcknowledge` and `medianSecondsToDispose` of those acknowledged / disposed, and now `active` (shelved ones left out) and `offlinePoints`; on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
          *
          *     Rates are decimal strings of four decimals rounded half up, null when the denominator is 0; medians are integer seconds (of an even count the lower middle), null when there is nothing to take them of. `orderBy` names figures by dotted path; ties by `companyCode`; nulls last. Both editions answer the same figures for the same data.
          */
@@ -4228,7 +4228,7 @@ export type components = {
             monitorName: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit: string;
@@ -4262,7 +4262,7 @@ export type components = {
             twoLevelLow: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType: string;
@@ -4284,7 +4284,7 @@ export type components = {
             monitorName?: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode?: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType?: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit?: string;
@@ -4318,7 +4318,7 @@ export type components = {
             twoLevelLow?: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType?: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state?: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType?: string;
@@ -4368,7 +4368,7 @@ export type components = {
             monitorName: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit: string;
@@ -4402,7 +4402,7 @@ export type components = {
             twoLevelLow: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType: string;
@@ -7088,16 +7088,23 @@ export type components = {
                 participants: number;
                 passRate: components["schemas"]["Rate"];
             };
-            /** @description Alarms of live monitoring with `startTime` in the window, per kind and level; the median seconds to acknowledge and to dispose of those acknowledged / disposed; now: `active` alarms and `offlinePoints`. Until live monitoring is served by this edition: an empty `raised`, null medians and zeros. */
+            /** @description Alarms of live monitoring (`hazard/monitorAlarm`) with `startTime` in the window, per kind and level; the median seconds to acknowledge and to dispose of those acknowledged / disposed; now, whatever the window: `active` alarms and `offlinePoints`. On the park, from the alarms its enterprises pushed. */
             alarms: {
+                /** @description Every code, zeros included, always these eight in this order: `high` at levels 1 and 2, `low` at levels 1 and 2, then `outOfRange`, `fault`, `offline`, `frozen` with `level` null. An alarm counts once, at the highest level it reached (its `maxLevel`), whatever its level now. */
                 raised: {
-                    kind: string;
-                    level: string;
+                    /** @enum {string} */
+                    kind: "high" | "low" | "outOfRange" | "fault" | "offline" | "frozen";
+                    /** @description 1 or 2 for `high` and `low` (the alarm's `maxLevel`), null for the other kinds. */
+                    level: number | null;
                     count: number;
                 }[];
+                /** @description Over the alarms raised in the window that were acknowledged: whole seconds from `startTime` to `acknowledgedTime` (0 when acknowledged before its `startTime`, which a reading sent ahead of the clock allows; an alarm disposed without acknowledgement is not among them). Of an even count the lower middle; null of none. */
                 medianSecondsToAcknowledge: components["schemas"]["Median"];
+                /** @description Over the alarms raised in the window that were disposed: whole seconds from `startTime` to `disposal.disposedTime` (0 when before it). Of an even count the lower middle; null of none. */
                 medianSecondsToDispose: components["schemas"]["Median"];
+                /** @description Alarms active now (`status` `active`), whatever their start; those of shelved points (`shelved`) left out. */
                 active: number;
+                /** @description Points with an active `offline` alarm now, shelved points included. */
                 offlinePoints: number;
             };
             /** @description Enterprise edition: its records (every kind: the nine resources, attachments, periods and calendars) waiting to be pushed to the park, and failed. */
