@@ -65,6 +65,11 @@ INSERT INTO inspection_period_day ("companyCode", "dayStart", "workType", period
 SELECT "companyCode", utc_day(start), "workType", count(*), count("recordId"), count(*) FILTER (WHERE "recordId" IS NOT NULL AND "doneLate")
   FROM inspection_period GROUP BY 1, 2, 3;
 
+-- A task's periods read by index alone (a year of an hourly task is some 9 000 periods, each on
+-- another page of the table, the upkeep writing every task's periods as they start).
+DROP INDEX inspection_period_task;
+CREATE INDEX inspection_period_task ON inspection_period ("companyCode", "taskId", start) INCLUDE (id, "end", "recordId", "doneLate");
+
 -- The periods without a record, by end: the running ones (open now) are the few ending after now.
 CREATE INDEX inspection_period_undone ON inspection_period ("companyCode", "end") INCLUDE (start, "workType") WHERE "recordId" IS NULL;
 

@@ -43,8 +43,20 @@ export interface RawIndicators {
   alarms: AlarmCounts
 }
 
-/** The windows as a JSON array joined by the statements: one row per enterprise. */
-const WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" text, "from" timestamptz, "until" timestamptz)`
+/**
+ * The windows as a JSON array, one row per enterprise; `$2` is their number, so that the planner
+ * knows how few they are and reads each enterprise's rows by index, window by window.
+ */
+const WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" text, "from" timestamptz, "until" timestamptz) LIMIT $2`
+
+/** `counts` (a statement reading the window `w`) run for each window: one index range per enterprise, never a join of whole tables. */
+const eachWindow = (counts: string) => `SELECT w."companyCode", c.* FROM (${WINDOWS}) w, LATERAL (${counts}) c`
+
+/** Periods starting in a range of the window, tallied from the periods themselves. */
+const periodsBetween = (from: string, until: string) =>
+  `SELECT p."workType", count(*) AS periods, count(p."recordId") AS done, ` +
+  `count(*) FILTER (WHERE p."recordId" IS NOT NULL AND p."doneLate") AS "doneLate" FROM inspection_period p ` +
+  `WHERE p."companyCode" = w."companyCode" AND p.start >= ${from} AND p.start < ${until} AND p.start <= now() GROUP BY 1`
 
 /**
  * Periods starting in the window (and by now), per work type: all, done, done late. The whole UTC
@@ -53,30 +65,26 @@ const WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" te
  * midnight at or after the window's start, `b` the last at or before its end (or now).
  */
 const PERIODS =
-  `WITH w AS (SELECT w."companyCode", w."from", w."until" + interval '1 millisecond' AS upto, ` +
+  `SELECT w."companyCode", t."workType", sum(t.periods)::int AS periods, sum(t.done)::int AS done, sum(t."doneLate")::int AS "doneLate" ` +
+  `FROM (SELECT w."companyCode", w."from", w."until" + interval '1 millisecond' AS upto, ` +
   `CASE WHEN utc_day(w."from") = w."from" THEN w."from" ELSE utc_day(w."from") + interval '1 day' END AS a, ` +
-  `utc_day(least(w."until" + interval '1 millisecond', now())) AS b FROM (${WINDOWS}) w), ` +
-  `tallies AS (` +
-  `SELECT d."companyCode", d."workType", d.periods, d.done, d."doneLate" FROM w JOIN inspection_period_day d ` +
-  `ON d."companyCode" = w."companyCode" AND d."dayStart" >= w.a AND d."dayStart" < w.b ` +
-  `UNION ALL SELECT p."companyCode", p."workType", 1, (p."recordId" IS NOT NULL)::int, (p."recordId" IS NOT NULL AND p."doneLate")::int ` +
-  `FROM w JOIN inspection_period p ON p."companyCode" = w."companyCode" AND p.start >= w."from" AND p.start < least(w.a, w.upto) AND p.start <= now() ` +
-  `UNION ALL SELECT p."companyCode", p."workType", 1, (p."recordId" IS NOT NULL)::int, (p."recordId" IS NOT NULL AND p."doneLate")::int ` +
-  `FROM w JOIN inspection_period p ON p."companyCode" = w."companyCode" AND p.start >= greatest(w.a, w.b) AND p.start < w.upto AND p.start <= now()) ` +
-  `SELECT "companyCode", "workType", sum(periods)::int AS periods, sum(done)::int AS done, sum("doneLate")::int AS "doneLate" ` +
-  `FROM tallies GROUP BY 1, 2`
+  `utc_day(least(w."until" + interval '1 millisecond', now())) AS b FROM (${WINDOWS}) w) w, LATERAL (` +
+  `SELECT d."workType", d.periods, d.done, d."doneLate" FROM inspection_period_day d ` +
+  `WHERE d."companyCode" = w."companyCode" AND d."dayStart" >= w.a AND d."dayStart" < w.b ` +
+  `UNION ALL ${periodsBetween('w."from"', 'least(w.a, w.upto)')} ` +
+  `UNION ALL ${periodsBetween('greatest(w.a, w.b)', 'w.upto')}) t GROUP BY 1, 2`
 
 /** Periods starting in the window, running now without a record (few: by the index of undone periods, ending after now). */
-const PERIODS_OPEN =
-  `SELECT p."companyCode", p."workType", count(*)::int AS open FROM (${WINDOWS}) w JOIN inspection_period p ` +
-  `ON p."companyCode" = w."companyCode" AND p."recordId" IS NULL AND p."end" > now() ` +
-  `AND p.start >= w."from" AND p.start <= w."until" AND p.start <= now() GROUP BY 1, 2`
+const PERIODS_OPEN = eachWindow(
+  `SELECT p."workType", count(*)::int AS open FROM inspection_period p WHERE p."companyCode" = w."companyCode" ` +
+    `AND p."recordId" IS NULL AND p."end" > now() AND p.start >= w."from" AND p.start <= w."until" AND p.start <= now() GROUP BY 1`,
+)
 
 /** Hidden dangers registered in the window, and of those the accepted ones. */
-const DANGERS_FOUND =
-  `SELECT d."companyCode", count(*)::int AS found, count(*) FILTER (WHERE d."dangerState" = '9')::int AS accepted ` +
-  `FROM (${WINDOWS}) w JOIN troubleshoot_info d ON d."companyCode" = w."companyCode" AND d.live ` +
-  `AND d."registTime" >= w."from" AND d."registTime" <= w."until" GROUP BY 1`
+const DANGERS_FOUND = eachWindow(
+  `SELECT count(*)::int AS found, count(*) FILTER (WHERE d."dangerState" = '9')::int AS accepted FROM troubleshoot_info d ` +
+    `WHERE d."companyCode" = w."companyCode" AND d.live AND d."registTime" >= w."from" AND d."registTime" <= w."until"`,
+)
 
 /** Hidden dangers open now, of them the overdue (the enterprise's date, in `zone`, past the deadline) and the major ones. */
 const dangersOpen = (zone: string) =>
@@ -90,38 +98,44 @@ const RISK_UNITS =
   `WHERE "companyCode" = ANY($1::text[]) AND live AND "riskLevel" IS NOT NULL GROUP BY 1, 2`
 
 /** Tickets planned to start in the window, by work type and status. */
-const TICKETS =
-  `SELECT t."companyCode", t."workType", t."ticketStatus", count(*)::int AS count ` +
-  `FROM (${WINDOWS}) w JOIN ticket_base_info t ON t."companyCode" = w."companyCode" AND t.live ` +
-  `AND t."planStartTime" >= w."from" AND t."planStartTime" <= w."until" GROUP BY 1, 2, 3`
+const TICKETS = eachWindow(
+  `SELECT t."workType", t."ticketStatus", count(*)::int AS count FROM ticket_base_info t ` +
+    `WHERE t."companyCode" = w."companyCode" AND t.live AND t."planStartTime" >= w."from" AND t."planStartTime" <= w."until" GROUP BY 1, 2`,
+)
 
 const TICKETS_OVERDUE =
   `SELECT "companyCode", count(*)::int AS count FROM ticket_base_info ` +
   `WHERE "companyCode" = ANY($1::text[]) AND live AND "ticketStatus" IN ('1', '2') AND "planEndTime" < now() GROUP BY 1`
 
 /** Training starting in the window; the pass rate over the sessions with a pass count. */
-const TRAINING =
-  `SELECT s."companyCode", count(*)::int AS sessions, coalesce(sum(s."trainHours"), 0)::int AS hours, ` +
-  `coalesce(sum(s."participantCount"), 0)::int AS participants, ` +
-  `sum(s."passCount") FILTER (WHERE s."passCount" IS NOT NULL)::int AS passed, ` +
-  `sum(s."participantCount") FILTER (WHERE s."passCount" IS NOT NULL)::int AS assessed ` +
-  `FROM (${WINDOWS}) w JOIN train_base_info s ON s."companyCode" = w."companyCode" AND s.live ` +
-  `AND s."trainStartTime" >= w."from" AND s."trainStartTime" <= w."until" GROUP BY 1`
+const TRAINING = eachWindow(
+  `SELECT count(*)::int AS sessions, coalesce(sum(s."trainHours"), 0)::int AS hours, ` +
+    `coalesce(sum(s."participantCount"), 0)::int AS participants, ` +
+    `sum(s."passCount") FILTER (WHERE s."passCount" IS NOT NULL)::int AS passed, ` +
+    `sum(s."participantCount") FILTER (WHERE s."passCount" IS NOT NULL)::int AS assessed FROM train_base_info s ` +
+    `WHERE s."companyCode" = w."companyCode" AND s.live AND s."trainStartTime" >= w."from" AND s."trainStartTime" <= w."until"`,
+)
+
+/** The alarms of `alarms` raised in the window. */
+const alarmsInWindow = (alarms: string) =>
+  `FROM ${alarms} a WHERE a."companyCode" = w."companyCode" AND a."startTime" >= w."from" AND a."startTime" <= w."until"`
 
 /** Alarms raised in the window, per kind and the highest level reached. */
 const alarmsRaised = (alarms: string) =>
-  `SELECT a."companyCode", a.kind, a."maxLevel" AS level, count(*)::int AS count FROM (${WINDOWS}) w JOIN ${alarms} a ` +
-  `ON a."companyCode" = w."companyCode" AND a."startTime" >= w."from" AND a."startTime" <= w."until" GROUP BY 1, 2, 3`
+  eachWindow(`SELECT a.kind, a."maxLevel" AS level, count(*)::int AS count ${alarmsInWindow(alarms)} GROUP BY 1, 2`)
 
-/** Of the alarms raised in the window, the median whole seconds from start to acknowledgement and to disposal (the lower middle; 0 for a handling before the start, which a reading sent ahead of the clock allows). */
+/**
+ * Of the alarms raised in the window, the median whole seconds from start to acknowledgement and to
+ * disposal (the lower middle; 0 for a handling before the start, which a reading sent ahead of the
+ * clock allows).
+ */
 const alarmMedians = (alarms: string) =>
-  `SELECT a."companyCode", ` +
-  `(percentile_disc(0.5) WITHIN GROUP (ORDER BY greatest(0, floor(extract(epoch FROM a."acknowledgedTime" - a."startTime")))) ` +
-  `FILTER (WHERE a."acknowledgedTime" IS NOT NULL))::int AS acknowledge, ` +
-  `(percentile_disc(0.5) WITHIN GROUP (ORDER BY greatest(0, floor(extract(epoch FROM (a.disposal->>'disposedTime')::timestamptz - a."startTime")))) ` +
-  `FILTER (WHERE a.handling = 'disposed'))::int AS dispose ` +
-  `FROM (${WINDOWS}) w JOIN ${alarms} a ON a."companyCode" = w."companyCode" AND a."startTime" >= w."from" AND a."startTime" <= w."until" ` +
-  `AND (a."acknowledgedTime" IS NOT NULL OR a.handling = 'disposed') GROUP BY 1`
+  eachWindow(
+    `SELECT (percentile_disc(0.5) WITHIN GROUP (ORDER BY greatest(0, floor(extract(epoch FROM a."acknowledgedTime" - a."startTime")))) ` +
+      `FILTER (WHERE a."acknowledgedTime" IS NOT NULL))::int AS acknowledge, ` +
+      `(percentile_disc(0.5) WITHIN GROUP (ORDER BY greatest(0, floor(extract(epoch FROM (a.disposal->>'disposedTime')::timestamptz - a."startTime")))) ` +
+      `FILTER (WHERE a.handling = 'disposed'))::int AS dispose ${alarmsInWindow(alarms)}`,
+  )
 
 /** Active alarms now (shelved ones left out) and the points offline now (shelved ones included). */
 const alarmsActive = (alarms: string) =>
@@ -160,6 +174,7 @@ export class IndicatorStore {
     const byCompany = new Map<string, RawIndicators>(windows.map((window) => [window.companyCode, emptyIndicators()]))
     if (windows.length === 0) return byCompany
     const json = JSON.stringify(windows)
+    const windowed = [json, windows.length]
     const companies = windows.map((window) => window.companyCode)
     const zone = this.park
       ? `coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = d."companyCode"), $2)`
@@ -167,16 +182,16 @@ export class IndicatorStore {
     const run = (sql: string, values: unknown[]) => this.pool.query(sql, values).then((result) => result.rows)
     const alarms = this.alarmStatements
     const [periods, running, found, open, riskUnits, tickets, ticketsOverdue, training, raised, medians, active] = await Promise.all([
-      run(PERIODS, [json]),
-      run(PERIODS_OPEN, [json]),
-      run(DANGERS_FOUND, [json]),
+      run(PERIODS, windowed),
+      run(PERIODS_OPEN, windowed),
+      run(DANGERS_FOUND, windowed),
       run(dangersOpen(zone), [companies, this.timeZone]),
       run(RISK_UNITS, [companies]),
-      run(TICKETS, [json]),
+      run(TICKETS, windowed),
       run(TICKETS_OVERDUE, [companies]),
-      run(TRAINING, [json]),
-      run(alarms.raised, [json]),
-      run(alarms.medians, [json]),
+      run(TRAINING, windowed),
+      run(alarms.raised, windowed),
+      run(alarms.medians, windowed),
       run(alarms.active, [companies]),
     ])
     const entry = (row: { companyCode: string }) => byCompany.get(row.companyCode)
