@@ -69,8 +69,8 @@ const PERIODS =
   `FROM (SELECT w."companyCode", w."from", w."until" + interval '1 millisecond' AS upto, ` +
   `CASE WHEN utc_day(w."from") = w."from" THEN w."from" ELSE utc_day(w."from") + interval '1 day' END AS a, ` +
   `utc_day(least(w."until" + interval '1 millisecond', now())) AS b FROM (${WINDOWS}) w) w, LATERAL (` +
-  `SELECT d."workType", d.periods, d.done, d."doneLate" FROM inspection_period_day d ` +
-  `WHERE d."companyCode" = w."companyCode" AND d."dayStart" >= w.a AND d."dayStart" < w.b ` +
+  `SELECT d."workType", sum(d.periods) AS periods, sum(d.done) AS done, sum(d."doneLate") AS "doneLate" FROM inspection_period_day d ` +
+  `WHERE d."companyCode" = w."companyCode" AND d."dayStart" >= w.a AND d."dayStart" < w.b GROUP BY 1 ` +
   `UNION ALL ${periodsBetween('w."from"', 'least(w.a, w.upto)')} ` +
   `UNION ALL ${periodsBetween('greatest(w.a, w.b)', 'w.upto')}) t GROUP BY 1, 2`
 
