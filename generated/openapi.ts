@@ -356,7 +356,7 @@ export type paths = {
          * Supervision indicators of dual prevention
          * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only). Roles: admin, operator, viewer; on the park an `enterprise` account too.
          *
-         *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms (empty and zero until live monitoring is served); on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
+         *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms raised in the window (`startTime`) per kind and level (`raised`: the eight codes `high`/`low` at levels 1 and 2, the other kinds with level null, zeros included; an alarm counts at its `maxLevel`), `medianSecondsToAcknowledge` and `medianSecondsToDispose` of those acknowledged / disposed, and now `active` (shelved ones left out) and `offlinePoints`; on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
          *
          *     Rates are decimal strings of four decimals rounded half up, null when the denominator is 0; medians are integer seconds (of an even count the lower middle), null when there is nothing to take them of. `orderBy` names figures by dotted path; ties by `companyCode`; nulls last. Both editions answer the same figures for the same data.
          */
@@ -7427,16 +7427,23 @@ export type components = {
                 participants: number;
                 passRate: components["schemas"]["Rate"];
             };
-            /** @description Alarms of live monitoring with `startTime` in the window, per kind and level; the median seconds to acknowledge and to dispose of those acknowledged / disposed; now: `active` alarms and `offlinePoints`. Until live monitoring is served by this edition: an empty `raised`, null medians and zeros. */
+            /** @description Alarms of live monitoring (`hazard/monitorAlarm`) with `startTime` in the window, per kind and level; the median seconds to acknowledge and to dispose of those acknowledged / disposed; now, whatever the window: `active` alarms and `offlinePoints`. On the park, from the alarms its enterprises pushed. */
             alarms: {
+                /** @description Every code, zeros included, always these eight in this order: `high` at levels 1 and 2, `low` at levels 1 and 2, then `outOfRange`, `fault`, `offline`, `frozen` with `level` null. An alarm counts once, at the highest level it reached (its `maxLevel`), whatever its level now. */
                 raised: {
-                    kind: string;
-                    level: string;
+                    /** @enum {string} */
+                    kind: "high" | "low" | "outOfRange" | "fault" | "offline" | "frozen";
+                    /** @description 1 or 2 for `high` and `low` (the alarm's `maxLevel`), null for the other kinds. */
+                    level: number | null;
                     count: number;
                 }[];
+                /** @description Over the alarms raised in the window that were acknowledged: whole seconds from `startTime` to `acknowledgedTime` (0 when acknowledged before its `startTime`, which a reading sent ahead of the clock allows; an alarm disposed without acknowledgement is not among them). Of an even count the lower middle; null of none. */
                 medianSecondsToAcknowledge: components["schemas"]["Median"];
+                /** @description Over the alarms raised in the window that were disposed: whole seconds from `startTime` to `disposal.disposedTime` (0 when before it). Of an even count the lower middle; null of none. */
                 medianSecondsToDispose: components["schemas"]["Median"];
+                /** @description Alarms active now (`status` `active`), whatever their start; those of shelved points (`shelved`) left out. */
                 active: number;
+                /** @description Points with an active `offline` alarm now, shelved points included. */
                 offlinePoints: number;
             };
             /** @description Enterprise edition: its records (every kind: the nine resources, attachments, periods and calendars) waiting to be pushed to the park, and failed. */

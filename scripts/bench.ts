@@ -12,6 +12,8 @@
 //               enterprise's start, and with the enterprise up when the park comes back
 //   reads       reads on generated tables of BENCH_ROWS records, add on the filled table
 //   park-reads  reads on the park's generated table of BENCH_PARK_ROWS records
+//   indicators  /system/indicators of a year and a task's periods of a year, BENCH_INDICATOR_RECORDS periods
+//   park-indicators  /system/indicators of 100 enterprises, BENCH_PARK_INDICATOR_RECORDS periods
 //   ingest      monitoring readings over HTTP against a bare multi-row insert of the same rows
 // The add baseline runs whenever add, history or park does.
 //
@@ -23,6 +25,7 @@ import { EmbeddedPostgresError } from './dev/embedded-postgres/index.ts'
 import { fail, failures, note, state } from './bench/common.ts'
 import { Databases } from './bench/database.ts'
 import { drainGroup } from './bench/drain.ts'
+import { indicatorGroups } from './bench/indicators.ts'
 import { ingestGroup } from './bench/ingest.ts'
 import { readGroups } from './bench/reads.ts'
 import { table, writeJson } from './bench/report.ts'
@@ -45,6 +48,7 @@ try {
     if (wants('add') || wants('history') || wants('park')) await writeGroups(databases)
     if (wants('drain') && failures.length === 0) await drainGroup(databases)
     if ((wants('reads') || wants('park-reads')) && failures.length === 0) await readGroups(databases)
+    if ((wants('indicators') || wants('park-indicators')) && failures.length === 0) await indicatorGroups(databases)
     if (wants('ingest') && failures.length === 0) await ingestGroup(databases)
   } finally {
     await databases.close()

@@ -45,7 +45,7 @@ function monitorEquipSql(fill: MonitorEquipFill, from: number, to: number): stri
   )
 }
 
-async function chunked(url: string, what: string, count: number, sql: (from: number, to: number) => string): Promise<void> {
+export async function chunked(url: string, what: string, count: number, sql: (from: number, to: number) => string): Promise<void> {
   const started = performance.now()
   for (let from = 1; from <= count; from += CHUNK) {
     const to = Math.min(count, from + CHUNK - 1)

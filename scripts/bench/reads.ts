@@ -13,7 +13,7 @@ import { COMPANY_CODE, EDITION_PASSWORD, type Proc, startEdition, stop } from '.
 import { addRow, type Target } from './report.ts'
 import { type Group, settings, wants } from './settings.ts'
 
-interface Read {
+export interface Read {
   what: string
   method?: 'GET' | 'POST'
   path: string
@@ -26,7 +26,7 @@ interface Read {
 const atMost = (limit: number): Target => ({ op: '<=', limit, relative: false })
 
 /** Times one read; its first answer is checked (HTTP 200, code 0, `check`), every answer's status too. */
-async function timeRead(group: Group, baseUrl: string, token: string, read: Read): Promise<void> {
+export async function timeRead(group: Group, baseUrl: string, token: string, read: Read): Promise<void> {
   if (halted()) return
   const method = read.method ?? 'POST'
   const once = () => call(baseUrl + read.path, method, method === 'POST' ? (read.body ?? {}) : undefined, token)

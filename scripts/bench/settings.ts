@@ -13,7 +13,7 @@ function setting(name: string, fallback: number, min: number): number {
 }
 
 /** The row groups, in the order they run. */
-export const GROUPS = ['add', 'history', 'park', 'drain', 'reads', 'park-reads', 'ingest'] as const
+export const GROUPS = ['add', 'history', 'park', 'drain', 'reads', 'park-reads', 'indicators', 'park-indicators', 'ingest'] as const
 export type Group = (typeof GROUPS)[number]
 
 function groups(): Set<Group> {
@@ -43,6 +43,10 @@ export const settings = {
   rows: Math.round(setting('BENCH_ROWS', 1_000_000, 1_000)),
   /** Records of the park's generated table (park reads). */
   parkRows: Math.round(setting('BENCH_PARK_ROWS', 1_000_000, 1_000)),
+  /** Inspection periods of the enterprise whose indicators are read (indicators; alarms: one per hundred). */
+  indicatorRecords: Math.round(setting('BENCH_INDICATOR_RECORDS', 200_000, 1_000)),
+  /** Inspection periods of the park's 100 enterprises (park indicators). */
+  parkIndicatorRecords: Math.round(setting('BENCH_PARK_INDICATOR_RECORDS', 1_000_000, 1_000)),
   /** Pending records of the backlog (drain). */
   drainRecords: Math.round(setting('BENCH_DRAIN_RECORDS', 20_000, 100)),
   /** The deep page of the reads (pages of 20), reached by following `next`. */

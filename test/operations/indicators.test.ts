@@ -1,12 +1,17 @@
 // Supervision of dual prevention on the enterprise edition, against figures counted by hand from a
 // small fixture written with known dates (January 2026, zone +08:00): inspection periods and their
-// judgement, the indicators, the computed `overdue` of hidden dangers and tickets.
+// judgement, the indicators, the computed `overdue` of hidden dangers and tickets; the alarm figures
+// from readings sent a few days back and handled at instants set by the service's clock.
 import t from 'tap'
 import { dateAt, zoneNamed } from '../../src/domain/supervision/zone.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
 
-const service = await startService(t)
+/** The service's clock: set while an alarm is handled, so that its handling time is known; put ahead to let points go offline. */
+let handledAt: number | undefined
+let ahead = 0
+const service = await startService(t, { clock: () => handledAt ?? Date.now() + ahead })
 const token = await service.login()
 const call = async (path: string, body: unknown) => (await service.call(path, body, { token })).body
 const add = async (resource: string, id: string, fields: Record<string, unknown>) => {
@@ -133,6 +138,86 @@ await add('trainBaseInfo', 'S-3', {
   passCount: 5,
 })
 
+// Alarms: points judged against high/low thresholds and a range, readings sent on `alarmDay` (and
+// one the day before), handled at known instants.
+const zone = zoneNamed('+08:00')
+const alarmDay = dateAt(zone, Date.now() - 3 * 86_400_000)
+const dayBefore = dateAt(zone, Date.now() - 4 * 86_400_000)
+const at = (date: string, time: string) => `${date}T${time}+08:00`
+const unset = { oneLevelHigh: '', twoLevelHigh: '', oneLevelLow: '', twoLevelLow: '' }
+const point = async (id: string, fields: Record<string, unknown>) => {
+  const settings = { rangeMin: '0', rangeMax: '2.5', ...fields }
+  const answer = await call('/hazard/monitorEquip/add', record('monitorEquip', id, settings))
+  if (answer.code !== 0) throw new Error(`add monitorEquip ${id}: ${answer.msg}`)
+}
+const thresholds = { oneLevelHigh: '1.6', twoLevelHigh: '2.0', oneLevelLow: '0.2', twoLevelLow: '0.1' }
+await point('P-1', thresholds)
+await point('P-2', unset)
+await point('P-3', thresholds)
+await point('P-4', unset)
+await point('P-5', thresholds)
+const send = async (monitorEquipId: string, readings: [time: string, value: string, quality?: number][]) => {
+  const list = readings.map(([time, value, quality]) => ({ monitorEquipId, time, value, quality: quality ?? 0 }))
+  const answer = await call('/hazard/monitorData/add-batch', { list })
+  if (answer.data?.accepted !== list.length) throw new Error(`add-batch ${monitorEquipId}: ${JSON.stringify(answer)}`)
+}
+// P-1: high reaching level 2, cleared; high at level 1, cleared; low at level 1, cleared.
+await send('P-1', [
+  [at(alarmDay, '10:00:00'), '1.7'],
+  [at(alarmDay, '10:01:00'), '2.1'],
+  [at(alarmDay, '10:02:00'), '1.0'],
+  [at(alarmDay, '10:03:00'), '1.8'],
+  [at(alarmDay, '10:04:00'), '1.0'],
+  [at(alarmDay, '10:05:00'), '0.15'],
+  [at(alarmDay, '10:06:00'), '1.0'],
+])
+// P-2: out of range, then a device fault; both cleared by the next good reading in range.
+await send('P-2', [
+  [at(alarmDay, '11:00:00'), '3'],
+  [at(alarmDay, '11:01:00'), '1', 1],
+  [at(alarmDay, '11:02:00'), '1'],
+])
+// P-3: high at level 1 the day before, still active.
+await send('P-3', [[at(dayBefore, '10:00:00'), '1.7']])
+// P-5: shelved, then high at level 1, still active.
+await call('/hazard/monitorEquip/shelve', { id: 'P-5', until: new Date(Date.now() + 86_400_000).toISOString(), reason: 'calibration' })
+await send('P-5', [[at(alarmDay, '12:00:00'), '1.7']])
+const alarmsOf = async (monitorEquipId: string) =>
+  (
+    await call('/hazard/monitorAlarm/search', {
+      conditions: [{ field: 'monitorEquipId', op: 'eq', value: monitorEquipId }],
+      orderBy: [{ field: 'startTime', direction: 'asc' }],
+    })
+  ).data.list
+const handle = async (alarm: { id: string }, move: 'acknowledge' | 'dispose', instant: string) => {
+  handledAt = Date.parse(instant)
+  try {
+    const body = move === 'dispose' ? { id: alarm.id, cause: '3', measures: 'checked on site' } : { id: alarm.id }
+    const answer = await call(`/hazard/monitorAlarm/${move}`, body)
+    if (answer.code !== 0) throw new Error(`${move} ${alarm.id}: ${answer.msg}`)
+  } finally {
+    handledAt = undefined
+  }
+}
+const [highToTwo, highAtOne, low] = await alarmsOf('P-1')
+const [outOfRange, fault] = await alarmsOf('P-2')
+const [[before], [shelved]] = [await alarmsOf('P-3'), await alarmsOf('P-5')]
+// Seconds to acknowledge, on alarmDay: 30, 120, 60, 10 (median of four: the lower middle, 30).
+// Seconds to dispose, on alarmDay: 600, 100 (without acknowledgement), 1800, 5 (median 100).
+// The day before: 1000 and 2000, which would move both medians were they counted.
+await handle(highToTwo, 'acknowledge', at(alarmDay, '10:00:30'))
+await handle(highToTwo, 'dispose', at(alarmDay, '10:10:00'))
+await handle(highAtOne, 'acknowledge', at(alarmDay, '10:05:00'))
+await handle(low, 'dispose', at(alarmDay, '10:06:40'))
+await handle(outOfRange, 'acknowledge', at(alarmDay, '11:01:00'))
+await handle(outOfRange, 'dispose', at(alarmDay, '11:30:00'))
+await handle(fault, 'acknowledge', at(alarmDay, '11:01:10'))
+await handle(shelved, 'dispose', at(alarmDay, '12:00:05'))
+await handle(before, 'acknowledge', at(dayBefore, '10:16:40'))
+await handle(before, 'dispose', at(dayBefore, '10:33:20'))
+// P-4: a reading in range, no alarm (until the points go offline, by a clock put ahead below).
+await send('P-4', [[at(alarmDay, '13:00:00'), '1.0']])
+
 const periodsOf = async (body: Record<string, unknown>) => (await call('/prevent/troubleshootTask/periods', body)).data
 
 t.test('periods of a daily task: judged by the earliest record inside (status 2 ignored), late, missed', async (t) => {
@@ -251,7 +336,12 @@ t.test('the indicators of January 5 to 9 are the figures counted by hand', async
   ])
   t.equal(entry.tickets.overdue, 1)
   t.same(entry.training, { sessions: 2, hours: 6, participants: 30, passRate: '0.9500' })
-  t.same(entry.alarms, { raised: [], medianSecondsToAcknowledge: null, medianSecondsToDispose: null, active: 0, offlinePoints: 0 })
+  t.same(
+    entry.alarms.raised.map((item: any) => item.count),
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    'no alarm was raised in January',
+  )
+  t.same([entry.alarms.medianSecondsToAcknowledge, entry.alarms.medianSecondsToDispose], [null, null])
   t.equal(entry.sync.failed, 1)
   t.ok(entry.sync.pending > 0)
 })
@@ -361,6 +451,94 @@ t.test('a running period without a record is open, and counted open by the indic
   const [entry] = (await call('/system/indicators', { from: today, to: today })).data.list
   const byType = entry.inspections.byWorkType.find((item: any) => item.workType === '2')
   t.same([byType.open, byType.due, byType.completionRate], [1, 0, null])
+})
+
+const alarmsIn = async (from: string, to: string) => (await call('/system/indicators', { from, to })).data.list[0].alarms
+
+t.test('alarms raised in the window: every kind and level, each alarm once at the highest level it reached', async (t) => {
+  const { raised } = await alarmsIn(alarmDay, alarmDay)
+  t.same(raised, [
+    { kind: 'high', level: 1, count: 2 },
+    { kind: 'high', level: 2, count: 1 },
+    { kind: 'low', level: 1, count: 1 },
+    { kind: 'low', level: 2, count: 0 },
+    { kind: 'outOfRange', level: null, count: 1 },
+    { kind: 'fault', level: null, count: 1 },
+    { kind: 'offline', level: null, count: 0 },
+    { kind: 'frozen', level: null, count: 0 },
+  ])
+  const day = await alarmsIn(dayBefore, dayBefore)
+  t.same(
+    day.raised.filter((item: any) => item.count > 0),
+    [{ kind: 'high', level: 1, count: 1 }],
+  )
+})
+
+t.test('the medians of acknowledging and disposing take the alarms raised in the window, the lower middle of an even count', async (t) => {
+  const inDay = await alarmsIn(alarmDay, alarmDay)
+  t.same([inDay.medianSecondsToAcknowledge, inDay.medianSecondsToDispose], [30, 100])
+  const before = await alarmsIn(dayBefore, dayBefore)
+  t.same([before.medianSecondsToAcknowledge, before.medianSecondsToDispose], [1000, 2000])
+  const both = await alarmsIn(dayBefore, alarmDay)
+  t.same([both.medianSecondsToAcknowledge, both.medianSecondsToDispose], [60, 600], 'five of each: the middle one')
+  const none = await alarmsIn('2025-06-01', '2025-06-02')
+  t.same([none.medianSecondsToAcknowledge, none.medianSecondsToDispose], [null, null])
+})
+
+t.test(
+  'active alarms now leave the shelved ones out; offline points are counted now (shelved ones included), whatever the window',
+  async (t) => {
+    const now = await alarmsIn('2025-06-01', '2025-06-02')
+    t.same([now.active, now.offlinePoints], [1, 0], 'P-3 high; P-5 high shelved, left out')
+    // Ten minutes on, every point that received readings is offline (the default: after 300 s).
+    ahead = 600_000
+    try {
+      const offline = await eventually(
+        async () => {
+          const alarms = await alarmsIn('2025-06-01', '2025-06-02')
+          return alarms.offlinePoints === 5 && alarms
+        },
+        { timeoutMs: 40_000, what: 'five points offline' },
+      )
+      t.equal(offline.active, 5, 'P-3 high and P-1 to P-4 offline; P-5 shelved, its two alarms left out')
+      t.same(offline.raised, (await alarmsIn('2025-06-01', '2025-06-02')).raised)
+      const inDay = await alarmsIn(alarmDay, alarmDay)
+      t.equal(inDay.raised.find((item: any) => item.kind === 'offline').count, 0, 'offline started today, outside the window')
+    } finally {
+      ahead = 0
+    }
+  },
+)
+
+t.test('the per-day tally of periods equals the periods counted afresh after edits, deletions and late records', async (t) => {
+  const pool = service.database.pool
+  const tally = async () =>
+    (
+      await pool.query(
+        `SELECT "companyCode", "dayStart", "workType", periods, done, "doneLate" FROM inspection_period_day ` +
+          `WHERE periods <> 0 OR done <> 0 OR "doneLate" <> 0 ORDER BY 1, 2, 3`,
+      )
+    ).rows
+  const afresh = async () =>
+    (
+      await pool.query(
+        `SELECT "companyCode", utc_day(start) AS "dayStart", "workType", count(*)::int AS periods, count("recordId")::int AS done, ` +
+          `(count(*) FILTER (WHERE "recordId" IS NOT NULL AND "doneLate"))::int AS "doneLate" FROM inspection_period GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      )
+    ).rows
+  t.same(await tally(), await afresh(), 'after the records written, changed, deleted and written late above')
+  await call('/prevent/troubleshootRecord/update', { id: 'R-1', checkStatus: '2' })
+  await inspection('R-8', 'T-1', '2026-01-07T20:00:00+08:00', '0')
+  t.same(await tally(), await afresh(), 'after a record set to status 2 and a late one')
+  const removed = await pool.query(`DELETE FROM inspection_period WHERE "taskId" = 'T-2' RETURNING *`)
+  t.ok(removed.rowCount)
+  t.same(await tally(), await afresh(), 'after periods deleted')
+  const [entry] = (await call('/system/indicators', { from: '2026-01-05', to: '2026-01-09' })).data.list
+  t.same(
+    [entry.inspections.due, entry.inspections.done, entry.inspections.doneLate, entry.inspections.missed],
+    [5, 3, 2, 2],
+    'January 5 to 9 counted by hand again: T-1 alone; January 5 and 9 missed, 6 and 7 done late (R-3, R-8), 8 done',
+  )
 })
 
 t.end()

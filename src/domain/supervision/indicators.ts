@@ -75,6 +75,26 @@ export function breakdown<Key extends string>(
   )
 }
 
+/** The alarm breakdown's codes: high and low at levels 1 and 2, the other kinds without a level. */
+export const ALARM_KINDS_AND_LEVELS: readonly { kind: string; level: number | null }[] = [
+  { kind: 'high', level: 1 },
+  { kind: 'high', level: 2 },
+  { kind: 'low', level: 1 },
+  { kind: 'low', level: 2 },
+  ...['outOfRange', 'fault', 'offline', 'frozen'].map((kind) => ({ kind, level: null })),
+]
+
+/** Alarms per kind and level, every code listed with its count (zeros included), in the codes' order. */
+export function alarmBreakdown(
+  counts: readonly { kind: string; level: number | null; count: number }[],
+): { kind: string; level: number | null; count: number }[] {
+  return ALARM_KINDS_AND_LEVELS.map(({ kind, level }) => ({
+    kind,
+    level,
+    count: counts.filter((entry) => entry.kind === kind && entry.level === level).reduce((total, entry) => total + entry.count, 0),
+  }))
+}
+
 /** The figures an entry may be ordered by (dotted paths), of either edition. */
 export const ORDERABLE_FIGURES: ReadonlySet<string> = new Set([
   ...['due', 'done', 'doneLate', 'missed', 'open', 'completionRate', 'onTimeRate'].map((name) => `inspections.${name}`),

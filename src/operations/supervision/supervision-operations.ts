@@ -2,6 +2,7 @@
 // indicators (the OpenAPI document's `prevent/troubleshootTask/periods`, `/system/calendar/*` and
 // `/system/indicators`; docs/supervision.md). Windows are dates in the enterprise's zone.
 import {
+  alarmBreakdown,
   breakdown,
   checkedOrder,
   inspectionFigures,
@@ -177,9 +178,7 @@ export class SupervisionOperations {
         participants: training.participants,
         passRate: training.assessed === null ? null : rate(training.passed ?? 0, training.assessed),
       },
-      // Live monitoring's alarms plug in here once it is served: raised per kind and level, the
-      // medians of acknowledging and disposing, the active alarms and the points offline now.
-      alarms: { raised: [], medianSecondsToAcknowledge: null, medianSecondsToDispose: null, active: 0, offlinePoints: 0 },
+      alarms: { ...raw.alarms, raised: alarmBreakdown(raw.alarms.raised) },
     }
   }
 
