@@ -12,7 +12,7 @@ export type paths = {
         put?: never;
         /**
          * Log in
-         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token of the spec (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
+         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
          */
         post: operations["systemLogin"];
         delete?: never;
@@ -3862,9 +3862,10 @@ export type components = {
          *     }
          */
         PushRecordsRequest: {
-            resource: components["schemas"]["ResourceKey"];
-            /** @description 1..500 records; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own. */
-            list: components["schemas"]["PushedRecord"][];
+            /** @description A resource (its records, `PushedRecord`), or a kind of supervision fact (`SupervisionPushKey`: `enterpriseZone`, `workCalendar`, `inspectionPeriod`; its items `PushedEnterpriseZone`, `PushedWorkCalendar`, `PushedInspectionPeriod`). */
+            resource: components["schemas"]["ResourceKey"] | components["schemas"]["SupervisionPushKey"];
+            /** @description 1..500 items of the kind `resource` names; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own (1002 naming the field when it is not such an item). */
+            list: (components["schemas"]["PushedRecord"] | components["schemas"]["PushedEnterpriseZone"] | components["schemas"]["PushedWorkCalendar"] | components["schemas"]["PushedInspectionPeriod"])[];
         };
         /**
          * @description The park's answer per item (records of `/system/push/records`, the one attachment of `/system/push/attachment`). `succeeded` and `held` name the items applied, or ignored because the park already held that version or a newer one; `failed` the items it refused. The pusher counts an item delivered only when `held` says the park holds exactly the version it pushed.
@@ -3953,6 +3954,110 @@ export type components = {
             /** @description true for a deleted attachment's tombstone. */
             deleted: boolean;
         };
+        /**
+         * @description What an enterprise pushes of its supervision beside its records (`/system/push/records`): `enterpriseZone` its zone (`TZ`: the park reads that enterprise's days, windows and current date in it), `workCalendar` its working-day calendar years, `inspectionPeriod` its inspection periods as it judged them. Pushed like records: applied by (`companyCode`, key) only when the `version` is newer than the one held; never deleted (`deleted` false).
+         * @enum {string}
+         */
+        SupervisionPushKey: "enterpriseZone" | "workCalendar" | "inspectionPeriod";
+        /**
+         * @description An item of `/system/push/records` with `resource: enterpriseZone`: the zone the enterprise reads its days in, keyed on the park by `companyCode` (`id` is the `companyCode` again). The park reads that enterprise's windows (`from`..`to` of periods and indicators), working days and current date (overdue hidden dangers) in it; until one is pushed, in the park's own `TZ`.
+         * @example {
+         *       "id": "320115001",
+         *       "companyCode": "320115001",
+         *       "timeZone": "+08:00",
+         *       "updateTime": "2026-11-21T05:02:35Z",
+         *       "version": 1,
+         *       "deleted": false
+         *     }
+         */
+        PushedEnterpriseZone: {
+            /** @description The `companyCode`. */
+            id: string;
+            companyCode: string;
+            /** @description As the enterprise's `TZ`: an offset (`+08:00`, `Z`) or an IANA name (`Asia/Shanghai`); one the park cannot read fails the item with 1002. */
+            timeZone: string;
+            updateTime: components["schemas"]["Instant"];
+            /** @description One more at each change of the zone. */
+            version: number;
+            /** @enum {boolean} */
+            deleted: false;
+        };
+        /**
+         * @description An item of `/system/push/records` with `resource: workCalendar`: one year's lists as `/system/calendar/set` wrote them, keyed on the park by (`companyCode`, `year`); `id` is the year as text. The park answers `/system/calendar/get {year, companyCode}` with it.
+         * @example {
+         *       "id": "2026",
+         *       "companyCode": "320115001",
+         *       "year": 2026,
+         *       "holidays": [
+         *         "2026-10-01",
+         *         "2026-10-02"
+         *       ],
+         *       "workdays": [
+         *         "2026-10-10"
+         *       ],
+         *       "updateTime": "2026-09-01T02:00:00Z",
+         *       "version": 2,
+         *       "deleted": false
+         *     }
+         */
+        PushedWorkCalendar: {
+            /** @description The year, as text (`"2026"`). */
+            id: string;
+            companyCode: string;
+            year: number;
+            holidays: components["schemas"]["Date"][];
+            workdays: components["schemas"]["Date"][];
+            updateTime: components["schemas"]["Instant"];
+            /** @description One more at each change of the year's lists. */
+            version: number;
+            /** @enum {boolean} */
+            deleted: false;
+        };
+        /**
+         * @description An item of `/system/push/records` with `resource: inspectionPeriod`: one due period as the enterprise judged it, keyed on the park by (`companyCode`, `id`), pushed after the task and the record it names. The park does not judge periods again: it answers them as pushed (`prevent/troubleshootTask/periods`, `/system/indicators`), their status read as of the read (`done` with a `recordId`, else `missed` once `end` has passed, else `open`). A new judgement (a record written, changed or deleted) is a new version.
+         * @example {
+         *       "id": "TT-001@2026-11-21T00:00:00Z",
+         *       "companyCode": "320115001",
+         *       "taskId": "TT-001",
+         *       "start": "2026-11-21T00:00:00.000Z",
+         *       "end": "2026-11-22T00:00:00.000Z",
+         *       "workType": "0",
+         *       "recordId": "TR-001",
+         *       "doneLate": false,
+         *       "createTime": "2026-11-21T00:00:03.120Z",
+         *       "updateTime": "2026-11-21T02:10:00.000Z",
+         *       "version": 2,
+         *       "deleted": false
+         *     }
+         */
+        PushedInspectionPeriod: {
+            /** @description `{taskId}@{start in UTC}`, as the enterprise made it. */
+            id: string;
+            companyCode: string;
+            taskId: components["schemas"]["Id"];
+            start: components["schemas"]["PushedPeriodInstant"];
+            end: components["schemas"]["PushedPeriodInstant"];
+            /**
+             * @description The task's work type when the period started.
+             * @enum {string}
+             */
+            workType: "0" | "1" | "2" | "3";
+            /** @description The record naming the period (done); null otherwise. */
+            recordId: components["schemas"]["Id"] | null;
+            doneLate: boolean;
+            createTime: components["schemas"]["PushedPeriodInstant"];
+            updateTime: components["schemas"]["PushedPeriodInstant"];
+            /** @description One more at each new judgement of the period. */
+            version: number;
+            /** @enum {boolean} */
+            deleted: false;
+        };
+        /**
+         * Format: date-time
+         * @description An instant, RFC 3339 with an offset; kept to the millisecond (a period's bounds are exact), unlike record instants.
+         * @example 2026-11-21T00:00:00.000Z
+         */
+        PushedPeriodInstant: string;
         /**
          * @description Body of `history`: the record's id, and the page. On the park edition `companyCode` names the enterprise when several hold the id (as for `getById`).
          * @example {
@@ -4228,7 +4333,7 @@ export type components = {
             monitorName: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit: string;
@@ -4262,7 +4367,7 @@ export type components = {
             twoLevelLow: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType: string;
@@ -4284,7 +4389,7 @@ export type components = {
             monitorName?: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode?: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType?: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit?: string;
@@ -4318,7 +4423,7 @@ export type components = {
             twoLevelLow?: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType?: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state?: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType?: string;
@@ -4368,7 +4473,7 @@ export type components = {
             monitorName: string;
             /** @description Monitoring code (tag number, 位号) of the equipment. Unique among live records: a value already used by another live record answers 1001 on `add` and `update`. */
             monitorCode: string;
-            /** @description Monitored quantity. Free code kept as sent (the spec gives no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
+            /** @description Monitored quantity. Free code kept as sent (the national conventions give no code list); common values: `温度` temperature, `压力` pressure, `液位` liquid level, `流量` flow, `可燃气体` combustible gas, `有毒气体` toxic gas. */
             monitorType: string;
             /** @description Unit of the measured value, e.g. `MPa`, `℃`, `m`, `m³/h`, `%LEL`, `ppm`. */
             numericalUnit: string;
@@ -4402,7 +4507,7 @@ export type components = {
             twoLevelLow: components["schemas"]["OptionalDecimal"];
             /** @description Type of the monitoring spot. Free code kept as sent; common values: `储罐` storage tank, `装置` process unit, `仓库` warehouse, `管道` pipeline. */
             monitorSpotType: string;
-            /** @description Operating state of the equipment. Free code kept as sent (the spec gives no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
+            /** @description Operating state of the equipment. Free code kept as sent (the national conventions give no code list; no state machine applies); common values: `在用` in use, `停用` stopped. */
             state: string;
             /** @description Type of the device. Free code kept as sent; common values: `压力变送器` pressure transmitter, `温度变送器` temperature transmitter, `液位计` level gauge, `流量计` flow meter, `可燃气体探测器` combustible gas detector, `有毒气体探测器` toxic gas detector. */
             equipmentType: string;

@@ -12,6 +12,7 @@ import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
 import { Reconciler } from '../park/reconcile.ts'
 import { ParkStore } from '../store/park-store.ts'
+import { PUSHED_FACTS, PushedFactStore } from '../store/pushed-facts.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer'])
@@ -20,7 +21,8 @@ export const enterpriseEdition: Edition = {
   name: 'enterprise',
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
-    const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false })
+    // Periods written are pushed like records: the push is woken as they are.
+    const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false, periodsWritten: () => void push?.push.wake() })
     const monitoring = liveMonitoring(shared)
     return {
       push: push?.push,
@@ -58,6 +60,7 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     companyCode: config.companyCode,
     wake: () => push.retryNow(),
   })
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler })
+  const facts = { store: new PushedFactStore({ pool }), kinds: PUSHED_FACTS }
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler, facts })
   return { push, reconciler }
 }

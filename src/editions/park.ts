@@ -10,6 +10,7 @@ import { supervisionParts } from '../operations/supervision/supervision-wiring.t
 import { ParkOperations } from '../operations/park-operations.ts'
 import { PUSH_OPERATIONS, parkRefusal } from '../park/park-policy.ts'
 import { ParkStore } from '../store/park-store.ts'
+import { PUSHED_FACTS, PushedFactStore } from '../store/pushed-facts.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'enterprise'])
@@ -26,6 +27,7 @@ export const parkEdition: Edition = {
       compiles,
       document,
       attachmentMaxBytes: config.attachmentMaxBytes,
+      facts: { store: new PushedFactStore({ pool }), kinds: PUSHED_FACTS },
     })
     const supervision = supervisionParts(shared, { keepsPeriods: false, byEnterprise: true })
     return {

@@ -8,9 +8,10 @@ import type { ResourceDef } from '../resources/resource-registry.ts'
 import { createSafetyClient, type SafetyClient } from '../sdk/client.ts'
 import type { AttachmentPushItem } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion } from '../store/park-store.ts'
+import type { PushedFact, PushedFactKind } from '../store/pushed-facts.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
-type PushResult = components['schemas']['PushResult']
+export type PushResult = components['schemas']['PushResult']
 type DigestRequest = components['schemas']['DigestRequest']
 type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
 type ResourceKey = components['schemas']['ResourceKey']
@@ -48,6 +49,16 @@ function isResourceKey(key: string): key is ResourceKey {
 function resourceKey(resource: ResourceDef): ResourceKey {
   if (!isResourceKey(resource.key)) throw new Error(`the document has no resource ${resource.key}`)
   return resource.key
+}
+
+const SUPERVISION_PUSH_KEYS: ReadonlySet<string> = new Set(
+  (loadOpenApi().document.components.schemas.SupervisionPushKey?.enum ?? []) as string[],
+)
+
+/** A fact kind's key as the document's SupervisionPushKey. */
+function supervisionPushKey(key: string): components['schemas']['SupervisionPushKey'] {
+  if (!SUPERVISION_PUSH_KEYS.has(key)) throw new Error(`the document has no pushed kind ${key}`)
+  return key as components['schemas']['SupervisionPushKey']
 }
 
 /**
@@ -131,6 +142,14 @@ export class ParkClient implements ParkHoldings {
     return this.judged(
       await this.withSession(() => this.client.POST('/system/push/records', { body: { resource: resourceKey(resource), list: items } })),
     )
+  }
+
+  /** Pushes a page of one kind of fact through the records' push (its key as the `resource`); answered like records. */
+  async pushFacts(kind: PushedFactKind, items: PushedFact[]): Promise<PushResult> {
+    const resource = supervisionPushKey(kind.key)
+    // Each item is one of the document's pushed facts of that kind (the store reads them so).
+    const list = items as unknown as components['schemas']['PushRecordsRequest']['list']
+    return this.judged(await this.withSession(() => this.client.POST('/system/push/records', { body: { resource, list } })))
   }
 
   /**

@@ -32,8 +32,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
-import type { PushItem, SyncStore } from '../store/sync-store.ts'
-import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './park-client.ts'
+import type { PushedFactKind, PushedFactStore } from '../store/pushed-facts.ts'
+import type { SyncStore, SyncTable } from '../store/sync-store.ts'
+import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable, type PushResult } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
 import type { Reconciler } from './reconcile.ts'
 import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
@@ -43,6 +44,8 @@ export class ParkPush {
   private readonly sync: SyncStore
   private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
+  /** The facts pushed beside the records (after the live records they name), and where they are read. */
+  private readonly facts: { store: PushedFactStore; kinds: readonly PushedFactKind[] } | undefined
   readonly client: ParkClient
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
@@ -78,8 +81,10 @@ export class ParkPush {
     settings: PushSettings
     log: FastifyBaseLogger
     reconciler?: Reconciler
+    facts?: { store: PushedFactStore; kinds: readonly PushedFactKind[] }
   }) {
     this.reconciler = options.reconciler
+    this.facts = options.facts
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
@@ -163,7 +168,7 @@ export class ParkPush {
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
   private async requeueUndelivered(): Promise<void> {
     try {
-      if ((await this.sync.requeueFailed(withAttachments(this.registry.all), { undelivered: true })) > 0) void this.wake()
+      if ((await this.sync.requeueFailed(this.targets(), { undelivered: true })) > 0) void this.wake()
     } catch (error) {
       // The sweep queues them again later.
       this.log.warn({ err: error }, 'park push: could not queue undelivered records again')
@@ -242,16 +247,23 @@ export class ParkPush {
     }
   }
 
+  /** Every table whose rows are pushed: records, attachments, facts. */
+  private targets(): SyncTable[] {
+    return [...withAttachments(this.registry.all), ...(this.facts?.kinds ?? [])]
+  }
+
   /**
-   * Live records parents first, then live attachments (after their records), then deleted
-   * attachments, then deleted records children first (a record's attachments go before it). Only
-   * the tables holding pending rows are read (one statement finds them).
+   * Live records parents first, then the facts (after the records they name), then live
+   * attachments (after their records), then deleted attachments, then deleted records children
+   * first (a record's attachments go before it). Only the tables holding pending rows are read (one
+   * statement finds them).
    */
   private async drainAll(): Promise<void> {
     const all = this.registry.all
-    const pending = await this.sync.pendingTables(withAttachments(all))
+    const pending = await this.sync.pendingTables(this.targets())
     if (pending.size === 0) return
     for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
+    for (const kind of this.facts?.kinds ?? []) if (pending.has(kind.table)) await this.drainFacts(kind)
     let attachmentsDone = true
     for (const deleted of [false, true])
       for (const resource of all)
@@ -262,21 +274,47 @@ export class ParkPush {
     for (const resource of [...all].reverse()) if (pending.has(resource.table)) await this.drainRecords(resource, true)
   }
 
-  /** Every pending record of a resource (live or deleted), in pages read in order, up to `concurrency` pushed at once. */
+  /** Every pending record of a resource (live or deleted). */
   private async drainRecords(resource: ResourceDef, deleted: boolean): Promise<void> {
-    const { batchSize, batchBytes, concurrency } = this.settings
+    const { batchSize, batchBytes } = this.settings
+    await this.drainPages(
+      resource,
+      (cursor) => this.sync.pending(resource, deleted, batchSize, batchBytes, cursor),
+      (items) => this.client.push(resource, items),
+    )
+  }
+
+  /** Every pending fact of a kind. */
+  private async drainFacts(kind: PushedFactKind): Promise<void> {
+    const { batchSize, batchBytes } = this.settings
+    const store = this.facts!.store
+    await this.drainPages(
+      kind,
+      (cursor) => store.pending(kind, batchSize, batchBytes, cursor),
+      (items) => this.client.pushFacts(kind, items),
+    )
+  }
+
+  /** Pages read in order, up to `concurrency` of them pushed and settled at once. */
+  private async drainPages<Item extends { id: string; version: number }>(
+    target: SyncTable,
+    read: (cursor?: PageCursor) => Promise<{ items: Item[]; cursor: PageCursor | undefined }>,
+    send: (items: Item[]) => Promise<PushResult>,
+  ): Promise<void> {
+    const { concurrency } = this.settings
     const inFlight = new Set<Promise<void>>()
     let failure: { error: unknown } | undefined
-    let page = await this.sync.pending(resource, deleted, batchSize, batchBytes)
+    let page = await read()
     while (page.items.length > 0 && !failure) {
-      const pushed: Promise<void> = this.pushPage(resource, page.items)
+      const items = page.items
+      const pushed: Promise<void> = this.pushPage(target, items, () => send(items))
         .catch((error: unknown) => void (failure ??= { error }))
         .finally(() => inFlight.delete(pushed))
       inFlight.add(pushed)
       if (!page.cursor) break
       if (inFlight.size >= concurrency) await Promise.race(inFlight)
       if (failure) break
-      page = await this.sync.pending(resource, deleted, batchSize, batchBytes, page.cursor)
+      page = await read(page.cursor)
     }
     await Promise.all(inFlight)
     if (failure) throw failure.error
@@ -340,18 +378,18 @@ export class ParkPush {
     return error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
   }
 
-  /** Pushes one page and settles it: throws only when the call itself failed (to be retried with backoff). */
-  private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<void> {
-    let result: Awaited<ReturnType<ParkClient['push']>>
+  /** Pushes one page (by `send`) and settles it: throws only when the call itself failed (to be retried with backoff). */
+  private async pushPage(target: SyncTable, items: { id: string; version: number }[], send: () => Promise<PushResult>): Promise<void> {
+    let result: PushResult
     this.stats.calls++
     try {
-      result = await this.client.push(resource, items)
+      result = await send()
     } catch (error) {
       this.stats.failedCalls++
       const message =
         error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
       await this.sync.recordFailure(
-        resource,
+        target,
         items.map((item) => ({ id: item.id, version: item.version, error: message })),
         this.attemptsAllowed(error),
       )
@@ -366,7 +404,7 @@ export class ParkPush {
       held: held.get(index) ?? null,
       error: refused.get(index) ?? (held.has(index) ? null : 'the park answered nothing for this record'),
     }))
-    const settled = await this.sync.settle(resource, outcomes)
+    const settled = await this.sync.settle(target, outcomes)
     this.stats.acknowledged += settled.synced
     this.stats.refused += settled.failed
   }
@@ -377,7 +415,7 @@ export class ParkPush {
    */
   async sweep(): Promise<void> {
     try {
-      const targets = withAttachments(this.registry.all)
+      const targets = this.targets()
       await this.sync.requeueFailed(targets, {
         sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })
@@ -415,6 +453,9 @@ export class ParkPush {
     await this.probe.settled()
   }
 }
+
+/** Where the next page of pending rows starts (keyset on updateTime, id). */
+type PageCursor = { updateTime: string; id: string }
 
 function ignoreExisting(error: Error): void {
   if (!/already exists/i.test(error.message)) throw error

@@ -32,7 +32,7 @@ export interface RawIndicators {
 }
 
 /** The windows as a JSON array joined by the statements: one row per enterprise. */
-const WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" text, "from" timestamptz, "until" timestamptz)`
+export const COMPANY_WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" text, "from" timestamptz, "until" timestamptz)`
 
 /** Periods starting in the window (and by now): done, done late, missed (ended), open (running), per work type. */
 const PERIODS =
@@ -41,13 +41,13 @@ const PERIODS =
   `count(*) FILTER (WHERE p."recordId" IS NOT NULL AND p."doneLate")::int AS "doneLate", ` +
   `count(*) FILTER (WHERE p."recordId" IS NULL AND p."end" <= now())::int AS missed, ` +
   `count(*) FILTER (WHERE p."recordId" IS NULL AND p."end" > now())::int AS open ` +
-  `FROM (${WINDOWS}) w JOIN inspection_period p ON p."companyCode" = w."companyCode" ` +
+  `FROM (${COMPANY_WINDOWS}) w JOIN inspection_period p ON p."companyCode" = w."companyCode" ` +
   `AND p.start >= w."from" AND p.start <= w."until" AND p.start <= now() GROUP BY 1, 2`
 
 /** Hidden dangers registered in the window, and of those the accepted ones. */
 const DANGERS_FOUND =
   `SELECT d."companyCode", count(*)::int AS found, count(*) FILTER (WHERE d."dangerState" = '9')::int AS accepted ` +
-  `FROM (${WINDOWS}) w JOIN troubleshoot_info d ON d."companyCode" = w."companyCode" AND d.live ` +
+  `FROM (${COMPANY_WINDOWS}) w JOIN troubleshoot_info d ON d."companyCode" = w."companyCode" AND d.live ` +
   `AND d."registTime" >= w."from" AND d."registTime" <= w."until" GROUP BY 1`
 
 /** Hidden dangers open now, of them the overdue (the enterprise's date, in `zone`, past the deadline) and the major ones. */
@@ -64,7 +64,7 @@ const RISK_UNITS =
 /** Tickets planned to start in the window, by work type and status. */
 const TICKETS =
   `SELECT t."companyCode", t."workType", t."ticketStatus", count(*)::int AS count ` +
-  `FROM (${WINDOWS}) w JOIN ticket_base_info t ON t."companyCode" = w."companyCode" AND t.live ` +
+  `FROM (${COMPANY_WINDOWS}) w JOIN ticket_base_info t ON t."companyCode" = w."companyCode" AND t.live ` +
   `AND t."planStartTime" >= w."from" AND t."planStartTime" <= w."until" GROUP BY 1, 2, 3`
 
 const TICKETS_OVERDUE =
@@ -77,7 +77,7 @@ const TRAINING =
   `coalesce(sum(s."participantCount"), 0)::int AS participants, ` +
   `sum(s."passCount") FILTER (WHERE s."passCount" IS NOT NULL)::int AS passed, ` +
   `sum(s."participantCount") FILTER (WHERE s."passCount" IS NOT NULL)::int AS assessed ` +
-  `FROM (${WINDOWS}) w JOIN train_base_info s ON s."companyCode" = w."companyCode" AND s.live ` +
+  `FROM (${COMPANY_WINDOWS}) w JOIN train_base_info s ON s."companyCode" = w."companyCode" AND s.live ` +
   `AND s."trainStartTime" >= w."from" AND s."trainStartTime" <= w."until" GROUP BY 1`
 
 export class IndicatorStore {
@@ -92,8 +92,8 @@ export class IndicatorStore {
     this.pool = options.pool
     this.timeZone = options.timeZone
     this.park = options.park
-    // Every kind of record the enterprise pushes: the resources, their attachments, periods and calendars.
-    const tables = [...options.pushed.map((resource) => resource.table), 'inspection_period', 'work_calendar']
+    // Every kind of record the enterprise pushes: the resources, their attachments, periods, calendars and its zone.
+    const tables = options.pushed.map((resource) => resource.table)
     this.syncCounts =
       `SELECT count(*) FILTER (WHERE sync_status = 'pending')::int AS pending, count(*) FILTER (WHERE sync_status = 'failed')::int AS failed ` +
       `FROM (${tables.map((table) => `SELECT sync_status FROM ${quote(table)} WHERE sync_status <> 'synced'`).join(' UNION ALL ')}) AS unsynced`

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../../config.ts'
 import { zoneNamed } from '../../domain/supervision/zone.ts'
 import type { ResourceRegistry } from '../../resources/resource-registry.ts'
-import { withAttachments } from '../../store/attachment-store.ts'
+import { PushedFactStore, pushedTables } from '../../store/pushed-facts.ts'
 import type { Background } from '../../store/background.ts'
 import type { Database } from '../../store/database.ts'
 import { IndicatorStore } from '../../store/indicator-store.ts'
@@ -33,17 +33,21 @@ export function supervisionParts(
     keepsPeriods: boolean
     /** Many enterprises' data, read per companyCode (and each enterprise's pushed zone). */
     byEnterprise: boolean
+    /** Told when periods were written (where they are kept). */
+    periodsWritten?: () => void
   },
 ): SupervisionParts {
   const { config, pool, background, registry, format, log } = shared
   const zone = zoneNamed(config.timeZone)
   const inspections = new InspectionStore({ pool })
-  const upkeep = options.keepsPeriods ? new PeriodUpkeep({ store: inspections, background, zone, log }) : undefined
+  const upkeep = options.keepsPeriods
+    ? new PeriodUpkeep({ store: inspections, background, zone, log, written: options.periodsWritten })
+    : undefined
   const indicators = new IndicatorStore({
     pool,
     timeZone: config.timeZone,
     park: options.byEnterprise,
-    pushed: withAttachments(registry.all),
+    pushed: pushedTables(registry.all),
   })
   const operations = new SupervisionOperations({
     inspections,
@@ -54,5 +58,12 @@ export function supervisionParts(
     byEnterprise: options.byEnterprise,
     companyCode: config.companyCode,
   })
-  return { operations, start: async () => upkeep?.start(), stop: async () => upkeep?.stop() }
+  // Where the periods are kept, so is the zone they are read in (pushed with them).
+  const facts = new PushedFactStore({ pool })
+  const start = async () => {
+    if (!upkeep) return
+    await facts.noteZone(config.companyCode, config.timeZone)
+    await upkeep.start()
+  }
+  return { operations, start, stop: async () => upkeep?.stop() }
 }
