@@ -254,7 +254,7 @@ export type paths = {
         put?: never;
         /**
          * Push a page of an enterprise's records to the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). How an enterprise hands the park what it holds: the enterprise edition calls it with its `enterprise` account of the park (`PARK_USER`), and so may any other pusher that follows this document. The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one the park holds, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were the enterprise's to enforce and are not checked again: any sequence of writes the enterprise accepted converges on the park. Each applied version writes its history entry on the park, named after its `updateBy` (the enterprise user who wrote it). Pushes are not counted by the rate limit. The answer says per item what the park holds now (`held`): a pusher counts a record delivered only when that is the version it pushed; an item refused (`failed`: 1002, 2003) will not be applied by pushing it again unchanged. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the page again later.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). How an enterprise hands the park what it holds: the enterprise edition calls it with its `enterprise` account of the park (`PARK_USER`), and so may any other pusher that follows this document. The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one the park holds, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were the enterprise's to enforce and are not checked again: any sequence of writes the enterprise accepted converges on the park. Each applied version writes its history entry on the park, named after its `updateBy` (the enterprise user who wrote it). Pushes are not counted by the rate limit. The answer says per item what the park holds now (`held`): a pusher counts a record delivered only when that is the version it pushed; an item refused (`failed`: 1002, 2003) will not be applied by pushing it again unchanged. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the page again later. The same operation takes an enterprise's supervision facts (`resource` one of `SupervisionPushKey`: `enterpriseZone`, `workCalendar`, `inspectionPeriod`; items `PushedEnterpriseZone`, `PushedWorkCalendar`, `PushedInspectionPeriod`), applied and answered by the same rules, keyed by (`companyCode`, `id`) (a calendar by its year, a zone by the enterprise), from which the park answers that enterprise's periods, calendar and indicators.
          */
         post: operations["systemPushRecords"];
         delete?: never;
@@ -314,7 +314,7 @@ export type paths = {
         put?: never;
         /**
          * Read a year's working-day calendar
-         * @description A year's lists as set, `default` false; a year never set answers empty lists and `default` true (Monday to Friday). On the park edition `companyCode` names the enterprise (1002 without it; an `enterprise` account reads its own); the enterprise edition ignores it.
+         * @description A year's lists as set, `default` false; a year never set answers empty lists and `default` true (Monday to Friday). On the park edition `companyCode` names the enterprise (1002 without it; an `enterprise` account reads its own) and the year is the one that enterprise pushed (`workCalendar`, `/system/push/records`); the enterprise edition ignores it.
          */
         post: operations["systemCalendarGet"];
         delete?: never;
@@ -334,7 +334,7 @@ export type paths = {
         put?: never;
         /**
          * Supervision indicators of dual prevention
-         * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only). Roles: admin, operator, viewer; on the park an `enterprise` account too.
+         * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only), computed from what it pushed (its records, periods, calendar) with its window and current date in the zone it pushed (the park's own `TZ` until it pushed one). Roles: admin, operator, viewer; on the park an `enterprise` account too.
          *
          *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms (empty and zero until live monitoring is served); on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
          *
@@ -1942,7 +1942,7 @@ export type paths = {
         put?: never;
         /**
          * Inspection periods of troubleshooting tasks
-         * @description The due inspection periods starting in the window (`from`..`to`, dates inclusive, in the enterprise's zone `TZ`), started by now: no future period. Ordered by task id, then start. Optional filters: `taskId`, `status`.
+         * @description The due inspection periods starting in the window (`from`..`to`, dates inclusive, in the enterprise's zone `TZ`), started by now: no future period. Ordered by task id, then start. Optional filters: `taskId`, `status`. On the park edition: the periods as each enterprise pushed them (`inspectionPeriod`, `/system/push/records`), entries carrying `companyCode`; without `companyCode`, every enterprise the caller may see; each enterprise's window read in the zone it pushed (`enterpriseZone`; the park's own `TZ` until it pushed one).
          *
          *     How periods are made: each live `troubleshootTask` is due once per period. Anchor: `taskStartTime`, else the task's `createTime`. Units `天`, `月`, `年`: period k is [anchor + k × `checkCycle` units, anchor + (k+1) × `checkCycle` units), added on the calendar from the anchor each time (31 January + 1 month = the last day of February). Unit `小时`: within each day's window `workStartTime..workEndTime` (a window whose end is not after its start ends on the next day and belongs to the day it starts), periods of `checkCycle` hours from `workStartTime`, the last cut at the window's end; the first period is the first window start at or after the anchor. `workDayType` `1`: only periods whose day (the day their window starts) is a working day; `2`: only non-working days (units `小时` and `天`; ignored for `月`, `年`); working days per `/system/calendar/get`. Starts inclusive, ends exclusive.
          *
@@ -3736,9 +3736,9 @@ export type components = {
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
             data: {
-                /** @description One entry per resource, in push order (parents first), then one per resource for its attachments (`riskUnit/attachment`, ...). */
+                /** @description One entry per resource, in push order (parents first), then one per resource for its attachments (`riskUnit/attachment`, ...), then one per kind of supervision fact pushed (`enterpriseZone`, `workCalendar`, `inspectionPeriod`). */
                 resources: {
-                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...), or `<key>/attachment` for the attachments of that resource. */
+                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...), `<key>/attachment` for the attachments of that resource, or a kind of supervision fact (`enterpriseZone`, `workCalendar`, `inspectionPeriod`). */
                     resource: string;
                     /** @description Records (tombstones included) whose `sync_status` is `pending`. */
                     pending: number;
@@ -3757,7 +3757,7 @@ export type components = {
                 failedExhausted: number;
                 /** @description The failed records and attachments, deleted ones included, each with why: at most 100, the most recently failed first (then by resource and id). A deleted record or attachment is found by no read (`getById` answers 1004, `search` and `attachment/list` list live ones only): a failed delete's reason shows here. `/system/sync/retry` pushes them again (by `ids`, with `resource`). */
                 failures: {
-                    /** @description Resource key, or `<key>/attachment` for an attachment of that resource. */
+                    /** @description Resource key, `<key>/attachment` for an attachment of that resource, or a kind of supervision fact (`inspectionPeriod`, ...). */
                     resource: string;
                     id: components["schemas"]["Id"];
                     /** @description true for a tombstone (the push of its delete failed). */
@@ -3780,7 +3780,7 @@ export type components = {
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
-         * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource. `resource`: only that resource. `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
+         * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource, attachments and supervision facts included. `resource`: only that resource (and its attachments). `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
          * @example {
          *       "resource": "riskUnit",
          *       "ids": [

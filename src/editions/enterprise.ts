@@ -12,7 +12,7 @@ import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
 import { Reconciler } from '../park/reconcile.ts'
 import { ParkStore } from '../store/park-store.ts'
-import { PUSHED_FACTS, PushedFactStore } from '../store/pushed-facts.ts'
+import { PUSHED_FACTS, type PushedFact, PushedFactStore } from '../store/pushed-facts.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer'])
@@ -60,7 +60,13 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     companyCode: config.companyCode,
     wake: () => push.retryNow(),
   })
-  const facts = { store: new PushedFactStore({ pool }), kinds: PUSHED_FACTS }
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler, facts })
+  const facts = new PushedFactStore({ pool })
+  // The supervision facts, pushed after the live records they name.
+  const kinds = PUSHED_FACTS.map((kind) => ({
+    ...kind,
+    pending: (limit: number, maxBytes: number, after?: { updateTime: string; id: string }) => facts.pending(kind, limit, maxBytes, after),
+    push: (items: PushedFact[]) => client.pushFacts(kind, items),
+  }))
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler, kinds })
   return { push, reconciler }
 }

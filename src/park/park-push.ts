@@ -32,10 +32,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
-import type { PushedFactKind, PushedFactStore } from '../store/pushed-facts.ts'
 import type { SyncStore, SyncTable } from '../store/sync-store.ts'
 import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable, type PushResult } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
+import type { PageCursor, PushedKind } from './pushed-kind.ts'
 import type { Reconciler } from './reconcile.ts'
 import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
 
@@ -44,8 +44,8 @@ export class ParkPush {
   private readonly sync: SyncStore
   private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
-  /** The facts pushed beside the records (after the live records they name), and where they are read. */
-  private readonly facts: { store: PushedFactStore; kinds: readonly PushedFactKind[] } | undefined
+  /** What is pushed beside the resources' records, after the live ones. */
+  private readonly kinds: readonly PushedKind[]
   readonly client: ParkClient
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
@@ -81,10 +81,10 @@ export class ParkPush {
     settings: PushSettings
     log: FastifyBaseLogger
     reconciler?: Reconciler
-    facts?: { store: PushedFactStore; kinds: readonly PushedFactKind[] }
+    kinds?: readonly PushedKind[]
   }) {
     this.reconciler = options.reconciler
-    this.facts = options.facts
+    this.kinds = options.kinds ?? []
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
@@ -247,13 +247,13 @@ export class ParkPush {
     }
   }
 
-  /** Every table whose rows are pushed: records, attachments, facts. */
+  /** Every table whose rows are pushed: records, attachments, the other kinds. */
   private targets(): SyncTable[] {
-    return [...withAttachments(this.registry.all), ...(this.facts?.kinds ?? [])]
+    return [...withAttachments(this.registry.all), ...this.kinds]
   }
 
   /**
-   * Live records parents first, then the facts (after the records they name), then live
+   * Live records parents first, then the other kinds (after the records they name), then live
    * attachments (after their records), then deleted attachments, then deleted records children
    * first (a record's attachments go before it). Only the tables holding pending rows are read (one
    * statement finds them).
@@ -263,7 +263,9 @@ export class ParkPush {
     const pending = await this.sync.pendingTables(this.targets())
     if (pending.size === 0) return
     for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
-    for (const kind of this.facts?.kinds ?? []) if (pending.has(kind.table)) await this.drainFacts(kind)
+    const { batchSize, batchBytes } = this.settings
+    for (const kind of this.kinds)
+      if (pending.has(kind.table)) await this.drainPages(kind, (cursor) => kind.pending(batchSize, batchBytes, cursor), kind.push)
     let attachmentsDone = true
     for (const deleted of [false, true])
       for (const resource of all)
@@ -281,17 +283,6 @@ export class ParkPush {
       resource,
       (cursor) => this.sync.pending(resource, deleted, batchSize, batchBytes, cursor),
       (items) => this.client.push(resource, items),
-    )
-  }
-
-  /** Every pending fact of a kind. */
-  private async drainFacts(kind: PushedFactKind): Promise<void> {
-    const { batchSize, batchBytes } = this.settings
-    const store = this.facts!.store
-    await this.drainPages(
-      kind,
-      (cursor) => store.pending(kind, batchSize, batchBytes, cursor),
-      (items) => this.client.pushFacts(kind, items),
     )
   }
 
@@ -453,9 +444,6 @@ export class ParkPush {
     await this.probe.settled()
   }
 }
-
-/** Where the next page of pending rows starts (keyset on updateTime, id). */
-type PageCursor = { updateTime: string; id: string }
 
 function ignoreExisting(error: Error): void {
   if (!/already exists/i.test(error.message)) throw error

@@ -4,6 +4,7 @@ import t from 'tap'
 import { listOperations, loadOpenApi } from '../../src/contract/openapi-document.ts'
 import { PARENT_FIELD, RESOURCE_PATHS, RESOURCES, record } from '../helpers/fixtures.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+import { PUSHED_FACTS } from '../../src/store/pushed-facts.ts'
 
 const { document } = loadOpenApi()
 const service = await startService(t)
@@ -93,7 +94,11 @@ t.test('every system operation', async (t) => {
   t.equal(users.total, 2)
   await ok('/system/user/delete', { userName: 'carol' })
   const status = await ok('/system/sync/status', {})
-  t.equal(status.resources.length, RESOURCES.length * 2, 'records and attachments of each resource')
+  t.equal(
+    status.resources.length,
+    RESOURCES.length * 2 + PUSHED_FACTS.length,
+    'records and attachments of each resource, and each kind of supervision fact',
+  )
   await ok('/system/sync/retry', {})
   await ok('/system/logout', undefined, session.token)
 })
