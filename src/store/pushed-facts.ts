@@ -33,9 +33,9 @@ export interface PushedFactKind extends SyncTable {
   readonly select: string
   /** A pending row waits while this holds of `t`: what it names is not pushed yet. */
   readonly waits: string | undefined
-  /** The park's table, its key (besides companyCode), and the fields applied (name and SQL type). */
+  /** The park's table, its key's columns besides companyCode, and the fields applied (names and SQL types). */
   readonly parkTable: string
-  readonly parkKey: string
+  readonly parkKey: readonly [string, string][]
   readonly fields: readonly [string, string][]
   /** Whether the park's table carries the push state (its rows are the enterprise's, synced). */
   readonly parkSyncState: boolean
@@ -64,7 +64,7 @@ export const INSPECTION_PERIODS: PushedFactKind = {
     `EXISTS (SELECT 1 FROM troubleshoot_task p WHERE p.id = t."taskId" AND p.live AND p.sync_status = 'pending') OR ` +
     `EXISTS (SELECT 1 FROM troubleshoot_record r WHERE r.id = t."recordId" AND r.live AND r.sync_status = 'pending')`,
   parkTable: 'inspection_period',
-  parkKey: 'id',
+  parkKey: [['id', 'text']],
   parkSyncState: true,
   fields: [
     ['taskId', 'text'],
@@ -84,7 +84,7 @@ export const WORK_CALENDARS: PushedFactKind = {
   select: ['t.id', 't."companyCode"', 't.year', 't.holidays', 't.workdays', utc('updateTime')].join(', '),
   waits: undefined,
   parkTable: 'work_calendar',
-  parkKey: 'year',
+  parkKey: [['year', 'integer']],
   parkSyncState: true,
   fields: [
     ['holidays', 'text[]'],
@@ -99,7 +99,7 @@ export const ENTERPRISE_ZONE: PushedFactKind = {
   select: ['t.id', 't."companyCode"', 't."timeZone"', utc('updateTime')].join(', '),
   waits: undefined,
   parkTable: 'park_enterprise_zone',
-  parkKey: 'companyCode',
+  parkKey: [],
   parkSyncState: false,
   fields: [
     ['timeZone', 'text'],
@@ -117,6 +117,8 @@ export function pushedTables(resources: readonly ResourceDef[]): SyncTable[] {
 
 export class PushedFactStore {
   private readonly pool: pg.Pool
+  /** The park's statement applying each kind, built at its first push. */
+  private readonly applySql = new Map<string, string>()
 
   constructor(options: { pool: pg.Pool }) {
     this.pool = options.pool
@@ -162,28 +164,8 @@ export class PushedFactStore {
    * afterwards (null: none).
    */
   async apply(kind: PushedFactKind, items: readonly PushedFact[]): Promise<(number | null)[]> {
-    const key = quote(kind.parkKey)
-    const keyType = kind.parkKey === 'year' ? 'integer' : 'text'
-    const keyColumns = kind.parkKey === 'companyCode' ? ['"companyCode"'] : ['"companyCode"', key]
-    const columns = kind.fields.map(([name]) => quote(name))
-    const definition = [
-      'id text',
-      '"companyCode" text',
-      ...(kind.parkKey === 'companyCode' || kind.parkKey === 'id' ? [] : [`${key} ${keyType}`]),
-      ...kind.fields.map(([name, type]) => `${quote(name)} ${type}`),
-      'version bigint',
-    ]
-    const table = quote(kind.parkTable)
-    const text =
-      `WITH input AS (SELECT DISTINCT ON (${keyColumns.join(', ')}) * FROM json_to_recordset($1::json) AS pushed(${definition.join(', ')}) ` +
-      `ORDER BY ${keyColumns.join(', ')}, version DESC), ${pushedBy('SELECT "companyCode" FROM input')}, ` +
-      `applied AS (INSERT INTO ${table} AS held (${[...keyColumns, ...columns].join(', ')}, version${kind.parkSyncState ? ', sync_status, sync_time' : ''}) ` +
-      `SELECT ${[...keyColumns, ...columns].join(', ')}, version${kind.parkSyncState ? `, 'synced', ${NOW}` : ''} FROM input ` +
-      `ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${[...columns, 'version'].map((column) => `${column} = EXCLUDED.${column}`).join(', ')} ` +
-      `WHERE held.version < EXCLUDED.version RETURNING ${keyColumns.map((column) => `held.${column}`).join(', ')}, held.version) ` +
-      `SELECT input.id, input."companyCode", coalesce(applied.version, (SELECT current.version FROM ${table} AS current WHERE ` +
-      `${keyColumns.map((column) => `current.${column} = input.${column}`).join(' AND ')})) AS version ` +
-      `FROM input LEFT JOIN applied ON ${keyColumns.map((column) => `applied.${column} = input.${column}`).join(' AND ')}`
+    let text = this.applySql.get(kind.key)
+    if (text === undefined) this.applySql.set(kind.key, (text = applyFactsSql(kind)))
     const held = await inTransaction(this.pool, async (client) => {
       await lockPushes(
         client,
@@ -195,4 +177,34 @@ export class PushedFactStore {
     const versions = new Map(held.map((row) => [`${row.companyCode}\u0000${row.id}`, Number(row.version)]))
     return items.map((item) => versions.get(`${item.companyCode}\u0000${item.id}`) ?? null)
   }
+}
+
+/**
+ * The statement applying pushed facts of a kind on the park ($1: the items' JSON): deduplicated by
+ * key (the newest version wins), the enterprise's push time noted, each upserted unless the park
+ * holds that version or a newer one, and per item its id with the version held afterwards.
+ */
+function applyFactsSql(kind: PushedFactKind): string {
+  const keys = ['"companyCode"', ...kind.parkKey.map(([name]) => quote(name))]
+  const columns = kind.fields.map(([name]) => quote(name))
+  const definition = [
+    'id text',
+    '"companyCode" text',
+    ...[...kind.parkKey, ...kind.fields].filter(([name]) => name !== 'id').map(([name, type]) => `${quote(name)} ${type}`),
+    'version bigint',
+  ]
+  const table = quote(kind.parkTable)
+  const inserted = [...keys, ...columns, 'version', ...(kind.parkSyncState ? ['sync_status', 'sync_time'] : [])]
+  const values = [...keys, ...columns, 'version', ...(kind.parkSyncState ? [`'synced'`, NOW] : [])]
+  const sameKey = (a: string, b: string) => keys.map((column) => `${a}.${column} = ${b}.${column}`).join(' AND ')
+  return (
+    `WITH input AS (SELECT DISTINCT ON (${keys.join(', ')}) * FROM json_to_recordset($1::json) AS pushed(${definition.join(', ')}) ` +
+    `ORDER BY ${keys.join(', ')}, version DESC), ${pushedBy('SELECT "companyCode" FROM input')}, ` +
+    `applied AS (INSERT INTO ${table} AS held (${inserted.join(', ')}) SELECT ${values.join(', ')} FROM input ` +
+    `ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${[...columns, 'version'].map((column) => `${column} = EXCLUDED.${column}`).join(', ')} ` +
+    `WHERE held.version < EXCLUDED.version RETURNING ${keys.map((column) => `held.${column}`).join(', ')}, held.version) ` +
+    `SELECT input.id, input."companyCode", coalesce(applied.version, ` +
+    `(SELECT current.version FROM ${table} AS current WHERE ${sameKey('current', 'input')})) AS version ` +
+    `FROM input LEFT JOIN applied ON ${sameKey('applied', 'input')}`
+  )
 }
