@@ -29,6 +29,7 @@ export class PeriodUpkeep {
   private readonly clock: () => number
   private readonly log: Pick<FastifyBaseLogger, 'warn'>
   private readonly written: () => void
+  private beforeFirstRun: (() => Promise<void>) | undefined
   /** The catch-up running now: callers arriving meanwhile wait for it, then run their own. */
   private running: Promise<void> = Promise.resolve()
 
@@ -40,7 +41,10 @@ export class PeriodUpkeep {
     log: Pick<FastifyBaseLogger, 'warn'>
     /** Told when periods were written (they are pushed like records). */
     written?: () => void
+    /** Done by the job before its first catch-up (again at its next run while it fails), not as the edition starts. */
+    beforeFirstRun?: () => Promise<void>
   }) {
+    this.beforeFirstRun = options.beforeFirstRun
     this.written = options.written ?? (() => undefined)
     this.store = options.store
     this.background = options.background
@@ -52,6 +56,8 @@ export class PeriodUpkeep {
   async start(): Promise<void> {
     await this.background.queue(PERIODS_QUEUE, { policy: 'stately', cron: '* * * * *', work: { pollingIntervalSeconds: 1 } }, async () => {
       try {
+        await this.beforeFirstRun?.()
+        this.beforeFirstRun = undefined
         await this.catchUp(PASSES_PER_RUN)
       } finally {
         await this.background.boss.send(PERIODS_QUEUE, {}, { startAfter: PERIODS_EVERY_SECONDS }).catch((error: unknown) => {

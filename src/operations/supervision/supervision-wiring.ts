@@ -40,8 +40,18 @@ export function supervisionParts(
   const { config, pool, background, registry, format, log } = shared
   const zone = zoneNamed(config.timeZone)
   const inspections = new InspectionStore({ pool })
+  // Where the periods are kept, so is the zone they are read in (pushed with them), by the upkeep's
+  // first run: a start does not wait for it.
+  const facts = new PushedFactStore({ pool })
   const upkeep = options.keepsPeriods
-    ? new PeriodUpkeep({ store: inspections, background, zone, log, written: options.periodsWritten })
+    ? new PeriodUpkeep({
+        store: inspections,
+        background,
+        zone,
+        log,
+        written: options.periodsWritten,
+        beforeFirstRun: () => facts.noteZone(config.companyCode, config.timeZone),
+      })
     : undefined
   const indicators = new IndicatorStore({
     pool,
@@ -58,12 +68,5 @@ export function supervisionParts(
     byEnterprise: options.byEnterprise,
     companyCode: config.companyCode,
   })
-  // Where the periods are kept, so is the zone they are read in (pushed with them).
-  const facts = new PushedFactStore({ pool })
-  const start = async () => {
-    if (!upkeep) return
-    await facts.noteZone(config.companyCode, config.timeZone)
-    await upkeep.start()
-  }
-  return { operations, start, stop: async () => upkeep?.stop() }
+  return { operations, start: async () => upkeep?.start(), stop: async () => upkeep?.stop() }
 }
