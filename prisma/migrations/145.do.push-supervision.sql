@@ -18,8 +18,8 @@ ALTER TABLE work_calendar
   ADD COLUMN sync_rounds integer NOT NULL DEFAULT 0;
 CREATE INDEX work_calendar_id ON work_calendar (id);
 
--- The zone the enterprise reads its days in (`TZ`), one row, written as the edition starts (a new
--- version when the configured zone changed): the park reads that enterprise's days in it.
+-- The zone the enterprise reads its days in (`TZ`), one row, written just after the edition starts
+-- (a new version when the configured zone changed): the park reads that enterprise's days in it.
 CREATE TABLE enterprise_zone (
   "companyCode"  text PRIMARY KEY,
   id             text GENERATED ALWAYS AS ("companyCode") STORED,

@@ -65,7 +65,7 @@ t.test('sync/retry by resource and ids queues those failed records again, and th
 
   // The park back: every failed record, asked for at once, reaches it.
   await park.start()
-  // The enterprise's zone, written as it started, failed with them.
+  // The enterprise's zone, written just after it started, failed with them.
   t.same((await enterprise.call('/system/sync/retry', {}, { token })).body.data, { requeued: 3 }, 'all failed records and facts')
   await eventually(async () => (await unitCounts()).synced === 2, { what: 'both synced' })
   await eventually(async () => (await status()).oldestPendingSeconds === null, { what: 'nothing pending' })
