@@ -254,7 +254,7 @@ export type paths = {
         put?: never;
         /**
          * Push a page of an enterprise's records to the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). How an enterprise hands the park what it holds: the enterprise edition calls it with its `enterprise` account of the park (`PARK_USER`), and so may any other pusher that follows this document. The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one the park holds, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were the enterprise's to enforce and are not checked again: any sequence of writes the enterprise accepted converges on the park. Each applied version writes its history entry on the park, named after its `updateBy` (the enterprise user who wrote it). Pushes are not counted by the rate limit. The answer says per item what the park holds now (`held`): a pusher counts a record delivered only when that is the version it pushed; an item refused (`failed`: 1002, 2003) will not be applied by pushing it again unchanged. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the page again later.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). How an enterprise hands the park what it holds: the enterprise edition calls it with its `enterprise` account of the park (`PARK_USER`), and so may any other pusher that follows this document. The page is applied in one statement, each item by (`companyCode`, `id`) with upsert semantics and only when its `version` is newer than the one the park holds, so a repeated or late push never creates a duplicate nor overwrites newer data, and two enterprises never touch each other's records. Uniqueness (`monitorCode`, `ticketNo`), references, cross-field rules and state machines were the enterprise's to enforce and are not checked again: any sequence of writes the enterprise accepted converges on the park. Each applied version writes its history entry on the park, named after its `updateBy` (the enterprise user who wrote it). Pushes are not counted by the rate limit. The answer says per item what the park holds now (`held`): a pusher counts a record delivered only when that is the version it pushed; an item refused (`failed`: 1002, 2003) will not be applied by pushing it again unchanged. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the page again later. The same operation takes an enterprise's supervision facts (`resource` one of `SupervisionPushKey`: `enterpriseZone`, `workCalendar`, `inspectionPeriod`; items `PushedEnterpriseZone`, `PushedWorkCalendar`, `PushedInspectionPeriod`), applied and answered by the same rules, keyed by (`companyCode`, `id`) (a calendar by its year, a zone by the enterprise), from which the park answers that enterprise's periods, calendar and indicators.
          */
         post: operations["systemPushRecords"];
         delete?: never;
@@ -334,7 +334,7 @@ export type paths = {
         put?: never;
         /**
          * Read a year's working-day calendar
-         * @description A year's lists as set, `default` false; a year never set answers empty lists and `default` true (Monday to Friday). On the park edition `companyCode` names the enterprise (1002 without it; an `enterprise` account reads its own); the enterprise edition ignores it.
+         * @description A year's lists as set, `default` false; a year never set answers empty lists and `default` true (Monday to Friday). On the park edition `companyCode` names the enterprise (1002 without it; an `enterprise` account reads its own) and the year is the one that enterprise pushed (`workCalendar`, `/system/push/records`); the enterprise edition ignores it.
          */
         post: operations["systemCalendarGet"];
         delete?: never;
@@ -354,7 +354,7 @@ export type paths = {
         put?: never;
         /**
          * Supervision indicators of dual prevention
-         * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only). Roles: admin, operator, viewer; on the park an `enterprise` account too.
+         * @description One entry per enterprise for the window `from`..`to` (dates, inclusive, in the enterprise's zone): on the enterprise edition its own; on the park every enterprise with an account or records, or the one named (`companyCode`; an unknown one gives an empty list; an `enterprise` account reads its own only), computed from what it pushed (its records, periods, calendar) with its window and current date in the zone it pushed (the park's own `TZ` until it pushed one). Roles: admin, operator, viewer; on the park an `enterprise` account too.
          *
          *     Figures: inspection periods (see `prevent/troubleshootTask/periods`) starting in the window: `due` = done + missed, `done`, `doneLate`, `missed`, `open` (running now without a record; a running period already done counts as done, and so in due), `completionRate` = done / due, `onTimeRate` = (done − doneLate) / due, the same per task `workType` `0`..`3`; hidden dangers (`found`, `accepted`, `rectificationRate`; now: `open`, `overdue`, `majorOpen`); live risk units now per `riskLevel`; work tickets with `planStartTime` in the window per `workType` and per `ticketStatus`, `overdue` now; training with `trainStartTime` in the window; alarms raised in the window (`startTime`) per kind and level (`raised`: the eight codes `high`/`low` at levels 1 and 2, the other kinds with level null, zeros included; an alarm counts at its `maxLevel`), `medianSecondsToAcknowledge` and `medianSecondsToDispose` of those acknowledged / disposed, and now `active` (shelved ones left out) and `offlinePoints`; on the enterprise edition the records `pending` and `failed` to push (every kind), on the park the time of the enterprise's last push.
          *
@@ -2142,7 +2142,7 @@ export type paths = {
         put?: never;
         /**
          * Inspection periods of troubleshooting tasks
-         * @description The due inspection periods starting in the window (`from`..`to`, dates inclusive, in the enterprise's zone `TZ`), started by now: no future period. Ordered by task id, then start. Optional filters: `taskId`, `status`.
+         * @description The due inspection periods starting in the window (`from`..`to`, dates inclusive, in the enterprise's zone `TZ`), started by now: no future period. Ordered by task id, then start. Optional filters: `taskId`, `status`. On the park edition: the periods as each enterprise pushed them (`inspectionPeriod`, `/system/push/records`), entries carrying `companyCode`; without `companyCode`, every enterprise the caller may see; each enterprise's window read in the zone it pushed (`enterpriseZone`; the park's own `TZ` until it pushed one).
          *
          *     How periods are made: each live `troubleshootTask` is due once per period. Anchor: `taskStartTime`, else the task's `createTime`. Units `天`, `月`, `年`: period k is [anchor + k × `checkCycle` units, anchor + (k+1) × `checkCycle` units), added on the calendar from the anchor each time (31 January + 1 month = the last day of February). Unit `小时`: within each day's window `workStartTime..workEndTime` (a window whose end is not after its start ends on the next day and belongs to the day it starts), periods of `checkCycle` hours from `workStartTime`, the last cut at the window's end; the first period is the first window start at or after the anchor. `workDayType` `1`: only periods whose day (the day their window starts) is a working day; `2`: only non-working days (units `小时` and `天`; ignored for `月`, `年`); working days per `/system/calendar/get`. Starts inclusive, ends exclusive.
          *
@@ -3936,9 +3936,9 @@ export type components = {
         /** @description Envelope of `sync/status`. */
         SyncStatusEnvelope: {
             data: {
-                /** @description One entry per resource, in push order (parents first), then one per resource for its attachments (`riskUnit/attachment`, ...). */
+                /** @description One entry per resource, in push order (parents first), then one per resource for its attachments (`riskUnit/attachment`, ...), then one per kind of supervision fact pushed (`enterpriseZone`, `workCalendar`, `inspectionPeriod`). */
                 resources: {
-                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...), or `<key>/attachment` for the attachments of that resource. */
+                    /** @description Resource key (`monitorEquip`, `riskUnit`, ...), `<key>/attachment` for the attachments of that resource, or a kind of supervision fact (`enterpriseZone`, `workCalendar`, `inspectionPeriod`). */
                     resource: string;
                     /** @description Records (tombstones included) whose `sync_status` is `pending`. */
                     pending: number;
@@ -3957,7 +3957,7 @@ export type components = {
                 failedExhausted: number;
                 /** @description The failed records and attachments, deleted ones included, each with why: at most 100, the most recently failed first (then by resource and id). A deleted record or attachment is found by no read (`getById` answers 1004, `search` and `attachment/list` list live ones only): a failed delete's reason shows here. `/system/sync/retry` pushes them again (by `ids`, with `resource`). */
                 failures: {
-                    /** @description Resource key, or `<key>/attachment` for an attachment of that resource. */
+                    /** @description Resource key, `<key>/attachment` for an attachment of that resource, or a kind of supervision fact (`inspectionPeriod`, ...). */
                     resource: string;
                     id: components["schemas"]["Id"];
                     /** @description true for a tombstone (the push of its delete failed). */
@@ -3980,7 +3980,7 @@ export type components = {
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
-         * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource. `resource`: only that resource. `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
+         * @description Body of `/system/sync/retry` (optional). No body or `{}`: every `failed` record of every resource, attachments and supervision facts included. `resource`: only that resource (and its attachments). `ids`: only those records (of `resource` when given, else of every resource). Records that are not `failed` are left alone.
          * @example {
          *       "resource": "riskUnit",
          *       "ids": [
@@ -4062,9 +4062,10 @@ export type components = {
          *     }
          */
         PushRecordsRequest: {
-            resource: components["schemas"]["PushedKind"];
-            /** @description 1..500 records; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own. */
-            list: components["schemas"]["PushedRecord"][];
+            /** @description A resource or the monitoring alarms (their records, `PushedRecord`; `PushedKind`), or a kind of supervision fact (`SupervisionPushKey`: `enterpriseZone`, `workCalendar`, `inspectionPeriod`; its items `PushedEnterpriseZone`, `PushedWorkCalendar`, `PushedInspectionPeriod`). */
+            resource: components["schemas"]["PushedKind"] | components["schemas"]["SupervisionPushKey"];
+            /** @description 1..500 items of the kind `resource` names; an empty list or more than 500 answers code 1005 (not a schema error); each item is judged on its own (1002 naming the field when it is not such an item). */
+            list: (components["schemas"]["PushedRecord"] | components["schemas"]["PushedEnterpriseZone"] | components["schemas"]["PushedWorkCalendar"] | components["schemas"]["PushedInspectionPeriod"])[];
         };
         /**
          * @description The park's answer per item (records of `/system/push/records`, the one attachment of `/system/push/attachment`). `succeeded` and `held` name the items applied, or ignored because the park already held that version or a newer one; `failed` the items it refused. The pusher counts an item delivered only when `held` says the park holds exactly the version it pushed.
@@ -4153,6 +4154,110 @@ export type components = {
             /** @description true for a deleted attachment's tombstone. */
             deleted: boolean;
         };
+        /**
+         * @description What an enterprise pushes of its supervision beside its records (`/system/push/records`): `enterpriseZone` its zone (`TZ`: the park reads that enterprise's days, windows and current date in it), `workCalendar` its working-day calendar years, `inspectionPeriod` its inspection periods as it judged them. Pushed like records: applied by (`companyCode`, key) only when the `version` is newer than the one held; never deleted (`deleted` false).
+         * @enum {string}
+         */
+        SupervisionPushKey: "enterpriseZone" | "workCalendar" | "inspectionPeriod";
+        /**
+         * @description An item of `/system/push/records` with `resource: enterpriseZone`: the zone the enterprise reads its days in, keyed on the park by `companyCode` (`id` is the `companyCode` again). The park reads that enterprise's windows (`from`..`to` of periods and indicators), working days and current date (overdue hidden dangers) in it; until one is pushed, in the park's own `TZ`.
+         * @example {
+         *       "id": "320115001",
+         *       "companyCode": "320115001",
+         *       "timeZone": "+08:00",
+         *       "updateTime": "2026-11-21T05:02:35Z",
+         *       "version": 1,
+         *       "deleted": false
+         *     }
+         */
+        PushedEnterpriseZone: {
+            /** @description The `companyCode`. */
+            id: string;
+            companyCode: string;
+            /** @description As the enterprise's `TZ`: an offset (`+08:00`, `Z`) or an IANA name (`Asia/Shanghai`); one the park cannot read fails the item with 1002. */
+            timeZone: string;
+            updateTime: components["schemas"]["Instant"];
+            /** @description One more at each change of the zone. */
+            version: number;
+            /** @enum {boolean} */
+            deleted: false;
+        };
+        /**
+         * @description An item of `/system/push/records` with `resource: workCalendar`: one year's lists as `/system/calendar/set` wrote them, keyed on the park by (`companyCode`, `year`); `id` is the year as text. The park answers `/system/calendar/get {year, companyCode}` with it.
+         * @example {
+         *       "id": "2026",
+         *       "companyCode": "320115001",
+         *       "year": 2026,
+         *       "holidays": [
+         *         "2026-10-01",
+         *         "2026-10-02"
+         *       ],
+         *       "workdays": [
+         *         "2026-10-10"
+         *       ],
+         *       "updateTime": "2026-09-01T02:00:00Z",
+         *       "version": 2,
+         *       "deleted": false
+         *     }
+         */
+        PushedWorkCalendar: {
+            /** @description The year, as text (`"2026"`). */
+            id: string;
+            companyCode: string;
+            year: number;
+            holidays: components["schemas"]["Date"][];
+            workdays: components["schemas"]["Date"][];
+            updateTime: components["schemas"]["Instant"];
+            /** @description One more at each change of the year's lists. */
+            version: number;
+            /** @enum {boolean} */
+            deleted: false;
+        };
+        /**
+         * @description An item of `/system/push/records` with `resource: inspectionPeriod`: one due period as the enterprise judged it, keyed on the park by (`companyCode`, `id`), pushed after the task and the record it names. The park does not judge periods again: it answers them as pushed (`prevent/troubleshootTask/periods`, `/system/indicators`), their status read as of the read (`done` with a `recordId`, else `missed` once `end` has passed, else `open`). A new judgement (a record written, changed or deleted) is a new version.
+         * @example {
+         *       "id": "TT-001@2026-11-21T00:00:00Z",
+         *       "companyCode": "320115001",
+         *       "taskId": "TT-001",
+         *       "start": "2026-11-21T00:00:00.000Z",
+         *       "end": "2026-11-22T00:00:00.000Z",
+         *       "workType": "0",
+         *       "recordId": "TR-001",
+         *       "doneLate": false,
+         *       "createTime": "2026-11-21T00:00:03.120Z",
+         *       "updateTime": "2026-11-21T02:10:00.000Z",
+         *       "version": 2,
+         *       "deleted": false
+         *     }
+         */
+        PushedInspectionPeriod: {
+            /** @description `{taskId}@{start in UTC}`, as the enterprise made it. */
+            id: string;
+            companyCode: string;
+            taskId: components["schemas"]["Id"];
+            start: components["schemas"]["PushedPeriodInstant"];
+            end: components["schemas"]["PushedPeriodInstant"];
+            /**
+             * @description The task's work type when the period started.
+             * @enum {string}
+             */
+            workType: "0" | "1" | "2" | "3";
+            /** @description The record naming the period (done); null otherwise. */
+            recordId: components["schemas"]["Id"] | null;
+            doneLate: boolean;
+            createTime: components["schemas"]["PushedPeriodInstant"];
+            updateTime: components["schemas"]["PushedPeriodInstant"];
+            /** @description One more at each new judgement of the period. */
+            version: number;
+            /** @enum {boolean} */
+            deleted: false;
+        };
+        /**
+         * Format: date-time
+         * @description An instant, RFC 3339 with an offset; kept to the millisecond (a period's bounds are exact), unlike record instants.
+         * @example 2026-11-21T00:00:00.000Z
+         */
+        PushedPeriodInstant: string;
         /**
          * @description Body of `history`: the record's id, and the page. On the park edition `companyCode` names the enterprise when several hold the id (as for `getById`).
          * @example {

@@ -14,6 +14,7 @@ import { ParkPush } from '../park/park-push.ts'
 import { Reconciler } from '../park/reconcile.ts'
 import { ChangedMinutes } from '../store/minute-store.ts'
 import { ParkStore } from '../store/park-store.ts'
+import { PUSHED_FACTS, type PushedFact, PushedFactStore } from '../store/pushed-facts.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'collector'])
@@ -22,7 +23,8 @@ export const enterpriseEdition: Edition = {
   name: 'enterprise',
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
-    const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false })
+    // Periods written are pushed like records: the push is woken as they are.
+    const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false, periodsWritten: () => void push?.push.wake() })
     // With a park, each batch of readings notes the minutes it changed: the park receives them as aggregates.
     const monitoring = liveMonitoring(shared, { notesMinutes: push !== undefined })
     return {
@@ -62,6 +64,14 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     wake: () => push.retryNow(),
   })
   const minutes = new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: config.companyCode }), client, log })
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings: config.push, log, reconciler, streams: [minutes] })
+  const facts = new PushedFactStore({ pool })
+  // The supervision facts, pushed after the live records they name.
+  const kinds = PUSHED_FACTS.map((kind) => ({
+    ...kind,
+    pending: (limit: number, maxBytes: number, after?: { updateTime: string; id: string }) => facts.pending(kind, limit, maxBytes, after),
+    push: (items: PushedFact[]) => client.pushFacts(kind, items),
+  }))
+  const settings = config.push
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings, log, reconciler, streams: [minutes], kinds })
   return { push, reconciler }
 }

@@ -16,6 +16,7 @@ import { AlarmStore } from '../store/alarm-store.ts'
 import { ParkMonitoringStore } from '../store/park-monitoring-store.ts'
 import { ParkStore } from '../store/park-store.ts'
 import type { HistoryStore } from '../store/history-store.ts'
+import { PUSHED_FACTS, PushedFactStore } from '../store/pushed-facts.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'enterprise'])
@@ -38,6 +39,7 @@ export const parkEdition: Edition = {
       compiles,
       document,
       attachmentMaxBytes: config.attachmentMaxBytes,
+      facts: { store: new PushedFactStore({ pool }), kinds: PUSHED_FACTS },
     })
     const supervision = supervisionParts(shared, { keepsPeriods: false, byEnterprise: true })
     return {

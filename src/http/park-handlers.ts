@@ -24,6 +24,7 @@ export function parkHandlers(options: ParkHandlerOptions): [string, Handler][] {
       'systemPushRecords',
       async (request) => {
         const { resource, list } = bodyOf<Schemas['PushRecordsRequest']>(request)
+        if (park.takesFacts(resource)) return success(await park.pushFacts(resource, list, ownCompany(request)))
         const result: Schemas['PushResult'] = await park.pushRecords(
           registry.pushedKind(resource),
           list,

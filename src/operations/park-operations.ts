@@ -6,12 +6,14 @@ import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { pushItemSchema } from '../contract/push-item-schema.ts'
 import { describeErrors, type Validator } from '../contract/validation.ts'
 import { decodeAttachment, decodeBase64 } from '../domain/attachment-content.ts'
+import { zoneNamed } from '../domain/supervision/zone.ts'
 import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import type { MonitoringOverview } from '../store/park-monitoring-store.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
+import type { PushedFact, PushedFactKind, PushedFactStore } from '../store/pushed-facts.ts'
 import type { ApiRecord } from '../store/resource-store.ts'
 import { type AttachmentAddBody, PUSH_ONLY_FIELDS } from './attachment-operations.ts'
 import { type BatchResult, checkBatchSize, isRecord, validatorOf } from './resource-operations.ts'
@@ -35,6 +37,9 @@ export class ParkOperations {
   private readonly monitoring: { overview(): Promise<Map<string, MonitoringOverview>> } | undefined
   /** Validates one pushed record of each resource. */
   private readonly pushItemValidators: Map<string, Validator>
+  /** The facts pushed beside the records, by key, each with the validator of its items. */
+  private readonly facts: Map<string, { kind: PushedFactKind; validate: Validator }>
+  private readonly factStore: PushedFactStore
 
   constructor(options: {
     park: ParkStore
@@ -45,9 +50,14 @@ export class ParkOperations {
     document: OpenApiDocument
     attachmentMaxBytes: number
     monitoring?: { overview(): Promise<Map<string, MonitoringOverview>> }
+    facts: { store: PushedFactStore; kinds: readonly PushedFactKind[] }
   }) {
     this.monitoring = options.monitoring
     const { compiles, document, registry } = options
+    this.factStore = options.facts.store
+    this.facts = new Map(
+      options.facts.kinds.map((kind) => [kind.key, { kind, validate: compiles.validator(factSchema(document, kind.key)) }]),
+    )
     this.park = options.park
     this.attachments = options.attachments
     this.registry = registry
@@ -66,21 +76,7 @@ export class ParkOperations {
    * when the statement may read the items from it instead of from the items written out again.
    */
   async pushRecords(resource: ResourceDef, list: unknown[], companyCode: string | undefined, listText?: Buffer): Promise<PushResult> {
-    checkBatchSize(list)
-    const validate = validatorOf(this.pushItemValidators, resource)
-    const result: PushResult = { succeeded: [], failed: [], held: [] }
-    const accepted: { index: number; id: string; item: ApiRecord }[] = []
-    for (const [index, item] of list.entries()) {
-      const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
-      if (!validate(item)) {
-        result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors) })
-      } else if (!isRecord(item) || id === null) {
-        throw new Error('a valid pushed item without an id')
-      } else if (companyCode !== undefined && item.companyCode !== companyCode) {
-        const reason = `permission denied: this account pushes for companyCode ${companyCode}, not ${String(item.companyCode)}`
-        result.failed.push({ id, index, code: Code.forbidden, reason })
-      } else accepted.push({ index, id, item })
-    }
+    const { result, accepted } = judgeItems(list, validatorOf(this.pushItemValidators, resource), companyCode)
     if (accepted.length === 0) return result
     const applied = await this.park.applyPage(
       resource,
@@ -96,6 +92,30 @@ export class ParkOperations {
       }
     }
     result.failed.sort((a, b) => a.index - b.index)
+    return result
+  }
+
+  /** Whether `key` names a kind of fact pushed through the records' push. */
+  takesFacts(key: string): boolean {
+    return this.facts.has(key)
+  }
+
+  /**
+   * Facts pushed by an enterprise (its zone, calendar years, inspection periods), applied like
+   * records by (companyCode, key) and version, and answered like them.
+   */
+  async pushFacts(key: string, list: unknown[], companyCode: string | undefined): Promise<PushResult> {
+    const { kind, validate } = this.facts.get(key)!
+    const { result, accepted } = judgeItems(list, validate, companyCode, factRefusal)
+    if (accepted.length === 0) return result
+    const held = await this.factStore.apply(
+      kind,
+      accepted.map(({ item }) => item as PushedFact),
+    )
+    for (const [i, { index, id }] of accepted.entries()) {
+      result.succeeded.push(id)
+      result.held.push({ id, index, version: held[i] })
+    }
     return result
   }
 
@@ -182,4 +202,57 @@ export class ParkOperations {
       total: list.length,
     })
   }
+}
+
+/**
+ * Each pushed item judged on its own: valid (1002 naming the field), of the pushing account's
+ * enterprise (2003), and by `refusal` (1002 with its reason); the others accepted, in list order.
+ */
+function judgeItems(
+  list: unknown[],
+  validate: Validator,
+  companyCode: string | undefined,
+  refusal: (item: ApiRecord) => string | undefined = () => undefined,
+): { result: PushResult; accepted: { index: number; id: string; item: ApiRecord }[] } {
+  checkBatchSize(list)
+  const result: PushResult = { succeeded: [], failed: [], held: [] }
+  const accepted: { index: number; id: string; item: ApiRecord }[] = []
+  for (const [index, item] of list.entries()) {
+    const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
+    if (!validate(item)) {
+      result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors) })
+    } else if (!isRecord(item) || id === null) {
+      throw new Error('a valid pushed item without an id')
+    } else if (companyCode !== undefined && item.companyCode !== companyCode) {
+      const reason = `permission denied: this account pushes for companyCode ${companyCode}, not ${String(item.companyCode)}`
+      result.failed.push({ id, index, code: Code.forbidden, reason })
+    } else {
+      const refused = refusal(item)
+      if (refused === undefined) accepted.push({ index, id, item })
+      else result.failed.push({ id, index, code: Code.badParameter, reason: refused })
+    }
+  }
+  return { result, accepted }
+}
+
+/** The schema of a pushed fact of a kind, by the document's name for it (`inspectionPeriod`: PushedInspectionPeriod). */
+function factSchema(document: OpenApiDocument, key: string): Record<string, unknown> {
+  const name = `Pushed${key[0]!.toUpperCase()}${key.slice(1)}`
+  const schema = document.components.schemas[name]
+  if (!schema) throw new Error(`the document has no schema ${name}`)
+  return { ...schema, components: document.components }
+}
+
+/** What a valid fact may still be refused for: its id not its key, a zone the park cannot read. */
+function factRefusal(item: ApiRecord): string | undefined {
+  if ('year' in item && item.id !== String(item.year)) return `id: must be the year as text (${String(item.year)})`
+  if ('timeZone' in item) {
+    if (item.id !== item.companyCode) return 'id: must be the companyCode'
+    try {
+      zoneNamed(String(item.timeZone))
+    } catch {
+      return `timeZone: not a zone (an offset such as +08:00, or an IANA name): ${String(item.timeZone)}`
+    }
+  }
+  return undefined
 }

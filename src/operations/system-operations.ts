@@ -4,6 +4,7 @@ import { BusinessError, Code, type Envelope, success } from '../errors.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import { withAttachments } from '../store/attachment-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
+import { pushedTables } from '../store/pushed-facts.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import { message } from '../messages/message.ts'
 
@@ -107,7 +108,7 @@ export class SystemOperations {
   }
 
   async syncStatus(): Promise<Envelope> {
-    const targets = withAttachments(this.registry.pushed)
+    const targets = pushedTables(this.registry.pushed)
     const [resources, exhausted, failures, reconcile] = await Promise.all([
       this.sync.counts(targets),
       this.sync.exhausted(targets, this.failedRequeueRounds),
@@ -140,7 +141,7 @@ export class SystemOperations {
   }
 
   async syncRetry(body: { resource?: string; ids?: string[] } | undefined): Promise<Envelope> {
-    const resources = withAttachments(body?.resource ? [this.registry.pushedKind(body.resource)] : this.registry.pushed)
+    const resources = body?.resource ? withAttachments([this.registry.pushedKind(body.resource)]) : pushedTables(this.registry.pushed)
     const requeued = await this.sync.requeueFailed(resources, body?.ids ? { ids: body.ids } : { all: true })
     if (requeued > 0) this.retryPush()
     return success({ requeued })

@@ -8,9 +8,10 @@ import type { ResourceDef } from '../resources/resource-registry.ts'
 import { createSafetyClient, type SafetyClient } from '../sdk/client.ts'
 import type { AttachmentPushItem } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion } from '../store/park-store.ts'
+import type { PushedFact, PushedFactKind } from '../store/pushed-facts.ts'
 import type { PushItem } from '../store/sync-store.ts'
 
-type PushResult = components['schemas']['PushResult']
+export type PushResult = components['schemas']['PushResult']
 type DigestRequest = components['schemas']['DigestRequest']
 type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
 type ResourceKey = components['schemas']['ResourceKey']
@@ -53,6 +54,16 @@ function isPushedKind(key: string): key is PushedKind {
 function resourceKey(resource: ResourceDef): PushedKind {
   if (!isPushedKind(resource.key)) throw new Error(`the document pushes no ${resource.key}`)
   return resource.key
+}
+
+const SUPERVISION_PUSH_KEYS: ReadonlySet<string> = new Set(
+  (loadOpenApi().document.components.schemas.SupervisionPushKey?.enum ?? []) as string[],
+)
+
+/** A fact kind's key as the document's SupervisionPushKey. */
+function supervisionPushKey(key: string): components['schemas']['SupervisionPushKey'] {
+  if (!SUPERVISION_PUSH_KEYS.has(key)) throw new Error(`the document has no pushed kind ${key}`)
+  return key as components['schemas']['SupervisionPushKey']
 }
 
 /**
@@ -141,6 +152,14 @@ export class ParkClient implements ParkHoldings {
   /** Pushes one-minute aggregates of readings; the park answers how many it applied and which it refused. Throws ParkUnavailable when it did not judge them. */
   async pushReadings(list: PushedMinute[]): Promise<MinutesPushResult> {
     return this.judged(await this.withSession(() => this.client.POST('/system/push/readings', { body: { list } })))
+  }
+
+  /** Pushes a page of one kind of fact through the records' push (its key as the `resource`); answered like records. */
+  async pushFacts(kind: PushedFactKind, items: PushedFact[]): Promise<PushResult> {
+    const resource = supervisionPushKey(kind.key)
+    // Each item is one of the document's pushed facts of that kind (the store reads them so).
+    const list = items as unknown as components['schemas']['PushRecordsRequest']['list']
+    return this.judged(await this.withSession(() => this.client.POST('/system/push/records', { body: { resource, list } })))
   }
 
   /**

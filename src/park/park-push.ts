@@ -32,10 +32,11 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
-import type { PushItem, SyncStore } from '../store/sync-store.ts'
+import type { SyncStore, SyncTable } from '../store/sync-store.ts'
 import type { PushStream } from './minute-push.ts'
-import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable } from './park-client.ts'
+import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable, type PushResult } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
+import type { PageCursor, PushedKind } from './pushed-kind.ts'
 import type { Reconciler } from './reconcile.ts'
 import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
 
@@ -44,6 +45,8 @@ export class ParkPush {
   private readonly sync: SyncStore
   private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
+  /** What is pushed beside the resources' records, after the live ones. */
+  private readonly kinds: readonly PushedKind[]
   readonly client: ParkClient
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
@@ -82,9 +85,11 @@ export class ParkPush {
     log: FastifyBaseLogger
     reconciler?: Reconciler
     streams?: PushStream[]
+    kinds?: readonly PushedKind[]
   }) {
     this.reconciler = options.reconciler
     this.streams = options.streams ?? []
+    this.kinds = options.kinds ?? []
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
@@ -168,7 +173,7 @@ export class ParkPush {
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
   private async requeueUndelivered(): Promise<void> {
     try {
-      if ((await this.sync.requeueFailed(withAttachments(this.registry.pushed), { undelivered: true })) > 0) void this.wake()
+      if ((await this.sync.requeueFailed(this.targets(), { undelivered: true })) > 0) void this.wake()
     } catch (error) {
       // The sweep queues them again later.
       this.log.warn({ err: error }, 'park push: could not queue undelivered records again')
@@ -247,10 +252,16 @@ export class ParkPush {
     }
   }
 
+  /** Every table whose rows are pushed: records, attachments, the other kinds. */
+  private targets(): SyncTable[] {
+    return [...withAttachments(this.registry.pushed), ...this.kinds]
+  }
+
   /**
-   * Live records parents first, then live attachments (after their records), then deleted
-   * attachments, then deleted records children first (a record's attachments go before it). Only
-   * the tables holding pending rows are read (one statement finds them).
+   * Live records parents first, then the other kinds (after the records they name), then live
+   * attachments (after their records), then deleted attachments, then deleted records children
+   * first (a record's attachments go before it). Only the tables holding pending rows are read (one
+   * statement finds them).
    */
   private async drainAll(): Promise<void> {
     await this.drainPending()
@@ -259,9 +270,12 @@ export class ParkPush {
 
   private async drainPending(): Promise<void> {
     const all = this.registry.pushed
-    const pending = await this.sync.pendingTables(withAttachments(all))
+    const pending = await this.sync.pendingTables(this.targets())
     if (pending.size === 0) return
     for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
+    const { batchSize, batchBytes } = this.settings
+    for (const kind of this.kinds)
+      if (pending.has(kind.table)) await this.drainPages(kind, (cursor) => kind.pending(batchSize, batchBytes, cursor), kind.push)
     let attachmentsDone = true
     for (const deleted of [false, true])
       for (const resource of all)
@@ -272,21 +286,36 @@ export class ParkPush {
     for (const resource of [...all].reverse()) if (pending.has(resource.table)) await this.drainRecords(resource, true)
   }
 
-  /** Every pending record of a resource (live or deleted), in pages read in order, up to `concurrency` pushed at once. */
+  /** Every pending record of a resource (live or deleted). */
   private async drainRecords(resource: ResourceDef, deleted: boolean): Promise<void> {
-    const { batchSize, batchBytes, concurrency } = this.settings
+    const { batchSize, batchBytes } = this.settings
+    await this.drainPages(
+      resource,
+      (cursor) => this.sync.pending(resource, deleted, batchSize, batchBytes, cursor),
+      (items) => this.client.push(resource, items),
+    )
+  }
+
+  /** Pages read in order, up to `concurrency` of them pushed and settled at once. */
+  private async drainPages<Item extends { id: string; version: number }>(
+    target: SyncTable,
+    read: (cursor?: PageCursor) => Promise<{ items: Item[]; cursor: PageCursor | undefined }>,
+    send: (items: Item[]) => Promise<PushResult>,
+  ): Promise<void> {
+    const { concurrency } = this.settings
     const inFlight = new Set<Promise<void>>()
     let failure: { error: unknown } | undefined
-    let page = await this.sync.pending(resource, deleted, batchSize, batchBytes)
+    let page = await read()
     while (page.items.length > 0 && !failure) {
-      const pushed: Promise<void> = this.pushPage(resource, page.items)
+      const items = page.items
+      const pushed: Promise<void> = this.pushPage(target, items, () => send(items))
         .catch((error: unknown) => void (failure ??= { error }))
         .finally(() => inFlight.delete(pushed))
       inFlight.add(pushed)
       if (!page.cursor) break
       if (inFlight.size >= concurrency) await Promise.race(inFlight)
       if (failure) break
-      page = await this.sync.pending(resource, deleted, batchSize, batchBytes, page.cursor)
+      page = await read(page.cursor)
     }
     await Promise.all(inFlight)
     if (failure) throw failure.error
@@ -350,18 +379,18 @@ export class ParkPush {
     return error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
   }
 
-  /** Pushes one page and settles it: throws only when the call itself failed (to be retried with backoff). */
-  private async pushPage(resource: ResourceDef, items: PushItem[]): Promise<void> {
-    let result: Awaited<ReturnType<ParkClient['push']>>
+  /** Pushes one page (by `send`) and settles it: throws only when the call itself failed (to be retried with backoff). */
+  private async pushPage(target: SyncTable, items: { id: string; version: number }[], send: () => Promise<PushResult>): Promise<void> {
+    let result: PushResult
     this.stats.calls++
     try {
-      result = await this.client.push(resource, items)
+      result = await send()
     } catch (error) {
       this.stats.failedCalls++
       const message =
         error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
       await this.sync.recordFailure(
-        resource,
+        target,
         items.map((item) => ({ id: item.id, version: item.version, error: message })),
         this.attemptsAllowed(error),
       )
@@ -376,7 +405,7 @@ export class ParkPush {
       held: held.get(index) ?? null,
       error: refused.get(index) ?? (held.has(index) ? null : 'the park answered nothing for this record'),
     }))
-    const settled = await this.sync.settle(resource, outcomes)
+    const settled = await this.sync.settle(target, outcomes)
     this.stats.acknowledged += settled.synced
     this.stats.refused += settled.failed
   }
@@ -387,7 +416,7 @@ export class ParkPush {
    */
   async sweep(): Promise<void> {
     try {
-      const targets = withAttachments(this.registry.pushed)
+      const targets = this.targets()
       await this.sync.requeueFailed(targets, {
         sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })

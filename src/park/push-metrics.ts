@@ -2,7 +2,7 @@
 // the push queue's jobs by state, and the push's calls, failures, records and probe drains since start.
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
-import { withAttachments } from '../store/attachment-store.ts'
+import { pushedTables } from '../store/pushed-facts.ts'
 import type { SyncStore } from '../store/sync-store.ts'
 import type { ParkPush } from './park-push.ts'
 import type { ReconcileResult } from './reconcile.ts'
@@ -14,7 +14,7 @@ export function registerPushMetrics(
 ): void {
   const { sync, resources, push, clock } = options
   // Scrapes cannot load the database: its reads are shared and kept a second.
-  const counts = cachedRead(() => sync.counts(withAttachments(resources.pushed)), PAGE_READ_TTL_MS, clock)
+  const counts = cachedRead(() => sync.counts(pushedTables(resources.pushed)), PAGE_READ_TTL_MS, clock)
   const queueDepth = push && cachedRead(() => push.queueDepth(), PAGE_READ_TTL_MS, clock)
   // One query a scrape (shared) for both: records by state, and the oldest pending age. Each gauge
   // reads it in its own collect: a scrape collects every gauge at once, so one setting the other
@@ -99,7 +99,7 @@ function registerRecoveryMetrics(
   clock: (() => number) | undefined,
 ): void {
   const exhausted = cachedRead(
-    () => sync.exhausted(withAttachments(resources.pushed), push.settings.failedRequeueRounds),
+    () => sync.exhausted(pushedTables(resources.pushed), push.settings.failedRequeueRounds),
     PAGE_READ_TTL_MS,
     clock,
   )

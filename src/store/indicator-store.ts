@@ -49,6 +49,9 @@ export interface RawIndicators {
  */
 const WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" text, "from" timestamptz, "until" timestamptz) LIMIT $2`
 
+/** The windows as a JSON array ($1) joined by a statement: one row per enterprise. */
+export const COMPANY_WINDOWS = `SELECT * FROM json_to_recordset($1::json) AS w("companyCode" text, "from" timestamptz, "until" timestamptz)`
+
 /** `counts` (a statement reading the window `w`) run for each window: one index range per enterprise, never a join of whole tables. */
 const eachWindow = (counts: string) => `SELECT w."companyCode", c.* FROM (${WINDOWS}) w, LATERAL (${counts}) c`
 
@@ -162,8 +165,8 @@ export class IndicatorStore {
     this.alarmStatements = { raised: alarmsRaised(alarms), medians: alarmMedians(alarms), active: alarmsActive(alarms) }
     this.timeZone = options.timeZone
     this.park = options.park
-    // Every kind of record the enterprise pushes: the resources, their attachments, periods and calendars.
-    const tables = [...options.pushed.map((resource) => resource.table), 'inspection_period', 'work_calendar']
+    // Every kind of record the enterprise pushes: the resources, their attachments, periods, calendars and its zone.
+    const tables = options.pushed.map((resource) => resource.table)
     this.syncCounts =
       `SELECT count(*) FILTER (WHERE sync_status = 'pending')::int AS pending, count(*) FILTER (WHERE sync_status = 'failed')::int AS failed ` +
       `FROM (${tables.map((table) => `SELECT sync_status FROM ${quote(table)} WHERE sync_status <> 'synced'`).join(' UNION ALL ')}) AS unsynced`

@@ -5,6 +5,7 @@
 // period holding it.
 import type pg from 'pg'
 import { inTransaction, type Queryable } from './database.ts'
+import { COMPANY_WINDOWS, type CompanyWindow } from './indicator-store.ts'
 
 /** A task whose next period may have started: its schedule versions as kept (JSON) and where the look resumes. */
 export interface DueSchedule {
@@ -40,11 +41,9 @@ export interface PeriodRow {
 }
 
 export interface PeriodQuery {
-  companyCode: string | undefined
+  /** Per enterprise, starts in [from, until] (each enterprise's dates in its own zone). */
+  windows: readonly CompanyWindow[]
   taskId: string | undefined
-  /** Starts in [from, until]. */
-  from: Date
-  until: Date
   status: string | undefined
   pageNum: number
   pageSize: number
@@ -52,6 +51,9 @@ export interface PeriodQuery {
 
 /** The status of a period row, as of the statement. */
 export const PERIOD_STATUS = `CASE WHEN p."recordId" IS NOT NULL THEN 'done' WHEN p."end" <= now() THEN 'missed' ELSE 'open' END`
+
+/** The periods `p` starting in the windows of $1 (one per enterprise). */
+const PERIODS_IN_WINDOWS = `(${COMPANY_WINDOWS}) w JOIN inspection_period p ON p."companyCode" = w."companyCode" AND p.start >= w."from" AND p.start <= w."until"`
 
 const DUE_SCHEDULES =
   `SELECT "companyCode", "taskId", versions, "resumeFrom" FROM inspection_schedule ` +
@@ -128,7 +130,7 @@ export class InspectionStore {
       await client.query(
         `INSERT INTO work_calendar ("companyCode", year, holidays, workdays) VALUES ($1, $2, $3, $4) ` +
           `ON CONFLICT ("companyCode", year) DO UPDATE SET holidays = EXCLUDED.holidays, workdays = EXCLUDED.workdays, ` +
-          `"updateTime" = now(), version = work_calendar.version + 1, sync_status = 'pending', sync_error = NULL ` +
+          `"updateTime" = now(), version = work_calendar.version + 1, sync_status = 'pending', sync_error = NULL, sync_attempts = 0, sync_rounds = 0 ` +
           `WHERE work_calendar.holidays IS DISTINCT FROM EXCLUDED.holidays OR work_calendar.workdays IS DISTINCT FROM EXCLUDED.workdays`,
         [companyCode, year.year, year.holidays, year.workdays],
       )
@@ -144,16 +146,15 @@ export class InspectionStore {
 
   /** A page of periods starting in the window, by task then start; with the total. */
   async periods(query: PeriodQuery): Promise<{ list: PeriodRow[]; total: number }> {
-    const values: unknown[] = [query.from, query.until]
-    const where = [`p.start >= $1`, `p.start <= $2`, `p.start <= now()`]
-    if (query.companyCode !== undefined) where.push(`p."companyCode" = $${values.push(query.companyCode)}`)
+    const values: unknown[] = [JSON.stringify(query.windows)]
+    const where = [`p.start <= now()`]
     if (query.taskId !== undefined) where.push(`p."taskId" = $${values.push(query.taskId)}`)
     if (query.status !== undefined) where.push(`${PERIOD_STATUS} = $${values.push(query.status)}`)
     const limit = values.push(query.pageSize)
     const offset = values.push((query.pageNum - 1) * query.pageSize)
     const { rows } = await this.pool.query(
       `SELECT p."companyCode", p.id, p."taskId", p.start, p."end", ${PERIOD_STATUS} AS status, p."doneLate", p."recordId", ` +
-        `count(*) OVER ()::int AS total FROM inspection_period p WHERE ${where.join(' AND ')} ` +
+        `count(*) OVER ()::int AS total FROM ${PERIODS_IN_WINDOWS} WHERE ${where.join(' AND ')} ` +
         `ORDER BY p."taskId", p.start, p."companyCode" LIMIT $${limit} OFFSET $${offset}`,
       values,
     )
@@ -162,7 +163,7 @@ export class InspectionStore {
   }
 
   private async countPeriods(where: string[], values: unknown[]): Promise<number> {
-    const { rows } = await this.pool.query(`SELECT count(*)::int AS total FROM inspection_period p WHERE ${where.join(' AND ')}`, values)
+    const { rows } = await this.pool.query(`SELECT count(*)::int AS total FROM ${PERIODS_IN_WINDOWS} WHERE ${where.join(' AND ')}`, values)
     return rows[0].total
   }
 }

@@ -4,6 +4,7 @@ import t from 'tap'
 import { listOperations, loadOpenApi } from '../../src/contract/openapi-document.ts'
 import { PARENT_FIELD, RESOURCE_PATHS, RESOURCES, record } from '../helpers/fixtures.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
+import { PUSHED_FACTS } from '../../src/store/pushed-facts.ts'
 
 const { document } = loadOpenApi()
 // Webhook endpoints on loopback (nothing listens there: their deliveries just fail).
@@ -94,7 +95,11 @@ t.test('every system operation', async (t) => {
   t.equal(users.total, 2)
   await ok('/system/user/delete', { userName: 'carol' })
   const status = await ok('/system/sync/status', {})
-  t.equal(status.resources.length, (RESOURCES.length + 1) * 2, 'records and attachments of each resource, and of the alarms')
+  t.equal(
+    status.resources.length,
+    (RESOURCES.length + 1) * 2 + PUSHED_FACTS.length,
+    'records and attachments of each resource and of the alarms, and each kind of supervision fact',
+  )
   await ok('/system/sync/retry', {})
   t.ok(Array.isArray((await ok('/system/event/list', {})).list))
   t.match((await ok('/system/webhook/add', { id: 'hook', url: 'http://127.0.0.1:9/hook', types: ['record.added'] })).secret, /^whsec_/)

@@ -209,3 +209,45 @@ export function pushRecords(url: string, token: string, resource: string, list: 
 export function pushAttachment(url: string, token: string, resource: string, attachment: Record<string, unknown>): Promise<any> {
   return post(`${url}/system/push/attachment`, { resource, ...attachment }, token)
 }
+
+/** An enterprise edition pushing to a park with its own `enterprise` account, logged in as its admin. */
+export interface PushingEnterprise {
+  companyCode: string
+  edition: EditionProcess
+  token: string
+}
+
+/**
+ * On the park at `parkUrl` (as its admin, `parkToken`), an `enterprise` account per company; then
+ * an enterprise edition per company pushing with it, one after the other, with `env` (per company).
+ */
+export async function startEnterprisesPushingTo(
+  t: TestContext & { equal(...args: unknown[]): unknown },
+  park: { url: string; token: string },
+  companies: readonly string[],
+  env: (companyCode: string) => Record<string, string> = () => ({}),
+): Promise<PushingEnterprise[]> {
+  for (const companyCode of companies) {
+    const added = await post(
+      `${park.url}/system/user/add`,
+      { userName: `ent-${companyCode}`, password: `password-${companyCode}`, role: 'enterprise', companyCode },
+      park.token,
+    )
+    t.equal(added.code, 0, `enterprise account of ${companyCode} created`)
+  }
+  const enterprises: PushingEnterprise[] = []
+  for (const companyCode of companies) {
+    const edition = await startEdition(t, {
+      edition: 'enterprise',
+      env: {
+        COMPANY_CODE: companyCode,
+        PARK_URL: park.url,
+        PARK_USER: `ent-${companyCode}`,
+        PARK_PASSWORD: `password-${companyCode}`,
+        ...env(companyCode),
+      },
+    })
+    enterprises.push({ companyCode, edition, token: await loginTo(edition.url) })
+  }
+  return enterprises
+}

@@ -9,7 +9,6 @@ const service = await startService(t, { env: { EDITION: 'park' } })
 const token = await service.login()
 const call = async (path: string, body: unknown, as = token, headers?: Record<string, string>) =>
   (await service.call(path, body, { token: as, headers })).body
-const sql = (text: string, values: unknown[] = []) => service.database.pool.query(text, values)
 
 const COMPANIES = ['111111111', '222222222']
 for (const companyCode of [...COMPANIES, '333333333']) {
@@ -23,15 +22,32 @@ for (const companyCode of [...COMPANIES, '333333333']) {
 }
 const enterpriseToken = await service.login('ent-111111111', 'password-111111111')
 
+/** Pushes facts or records of one kind as the park's admin; every item applied. */
+const push = async (resource: string, list: unknown[]) => {
+  const answer = await call('/system/push/records', { resource, list })
+  t.same(answer.data?.failed, [], `${resource} pushed: ${answer.msg}`)
+}
+
 // Periods as the enterprises pushed them: 111111111 missed one of two, 222222222 did its one late.
-const period = (companyCode: string, id: string, taskId: string, start: string, end: string, recordId: string | null, doneLate = false) =>
-  sql(
-    `INSERT INTO inspection_period ("companyCode", id, "taskId", start, "end", "workType", "recordId", "doneLate") VALUES ($1, $2, $3, $4, $5, '0', $6, $7)`,
-    [companyCode, id, taskId, start, end, recordId, doneLate],
-  )
-await period('111111111', 'T-1@a', 'T-1', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'R-1')
-await period('111111111', 'T-1@b', 'T-1', '2026-01-06T08:00:00+08:00', '2026-01-07T08:00:00+08:00', null)
-await period('222222222', 'T-1@a', 'T-1', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'R-9', true)
+const period = (companyCode: string, id: string, start: string, end: string, recordId: string | null, doneLate = false) => ({
+  id,
+  companyCode,
+  taskId: 'T-1',
+  start,
+  end,
+  workType: '0',
+  recordId,
+  doneLate,
+  createTime: start,
+  updateTime: start,
+  version: 1,
+  deleted: false,
+})
+await push('inspectionPeriod', [
+  period('111111111', 'T-1@a', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'R-1'),
+  period('111111111', 'T-1@b', '2026-01-06T08:00:00+08:00', '2026-01-07T08:00:00+08:00', null),
+  period('222222222', 'T-1@a', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', 'R-9', true),
+])
 
 // A hidden danger of each enterprise, its deadline today at -12:00: 222222222 pushed that zone (the
 // deadline day: not overdue), 111111111 pushed +14:00 (a day or two later there: overdue).
@@ -48,13 +64,20 @@ for (const companyCode of COMPANIES) {
       checkAcceptTime: null,
     },
   })
-  const answer = await call('/system/push/records', { resource: 'troubleshootInfo', list: [pushed] }, token)
-  t.same(answer.data.failed, [], `danger of ${companyCode} pushed`)
+  await push('troubleshootInfo', [pushed])
 }
-await sql(`INSERT INTO park_enterprise_zone ("companyCode", "timeZone") VALUES ('111111111', '+14:00'), ('222222222', '-12:00')`)
+const zone = (companyCode: string, timeZone: string, version = 1) => ({
+  id: companyCode,
+  companyCode,
+  timeZone,
+  updateTime: '2026-01-01T00:00:00Z',
+  version,
+  deleted: false,
+})
+await push('enterpriseZone', [zone('111111111', '+14:00'), zone('222222222', '-12:00')])
 
 t.test('periods of every enterprise carry their companyCode; one named, its own', async (t) => {
-  const all = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06' })).data
+  const all = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-04', to: '2026-01-06' })).data
   t.same(
     all.list.map((item: any) => [item.companyCode, item.id, item.status]),
     [
@@ -63,11 +86,14 @@ t.test('periods of every enterprise carry their companyCode; one named, its own'
       ['111111111', 'T-1@b', 'missed'],
     ],
   )
-  const one = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06', companyCode: '222222222' })).data
+  const one = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-04', to: '2026-01-04', companyCode: '222222222' })).data
   t.same(
     one.list.map((item: any) => [item.companyCode, item.doneLate]),
     [['222222222', true]],
+    'its period started on 4 January in the zone it pushed (-12:00)',
   )
+  const next = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06', companyCode: '222222222' })).data
+  t.same(next.list, [], 'and not on 5 January')
   const own = (await call('/prevent/troubleshootTask/periods', { from: '2026-01-05', to: '2026-01-06' }, enterpriseToken)).data
   t.same(new Set(own.list.map((item: any) => item.companyCode)), new Set(['111111111']))
   const other = await call(
@@ -145,6 +171,49 @@ t.test('calendar/get on the park names the enterprise; calendar/set is the enter
     default: true,
   })
   t.equal((await call('/system/calendar/set', { year: 2026, holidays: [], workdays: [] })).code, 2003)
+})
+
+t.test('pushed facts are applied by version like records: a late one changes nothing; a bad one fails alone', async (t) => {
+  const stale = await call('/system/push/records', { resource: 'enterpriseZone', list: [zone('111111111', '+08:00', 1)] })
+  t.same(stale.data.held, [{ id: '111111111', index: 0, version: 1 }], 'the version held, not the late one applied')
+  const newer = await call('/system/push/records', {
+    resource: 'enterpriseZone',
+    list: [zone('222222222', 'Not/AZone', 2), zone('222222222', '-12:00', 2), { ...zone('222222222', '+01:00'), id: '1' }],
+  })
+  t.same(
+    newer.data.failed.map((failure: any) => [failure.index, failure.code]),
+    [
+      [0, 1002],
+      [2, 1002],
+    ],
+  )
+  t.same(newer.data.held, [{ id: '222222222', index: 1, version: 2 }])
+  const calendar = {
+    id: '2026',
+    companyCode: '111111111',
+    year: 2026,
+    holidays: ['2026-01-05'],
+    workdays: [],
+    updateTime: '2026-01-01T00:00:00Z',
+  }
+  await push('workCalendar', [{ ...calendar, version: 1, deleted: false }])
+  t.same((await call('/system/calendar/get', { year: 2026, companyCode: '111111111' })).data, {
+    year: 2026,
+    holidays: ['2026-01-05'],
+    workdays: [],
+    default: false,
+  })
+  const mismatched = await call('/system/push/records', {
+    resource: 'workCalendar',
+    list: [{ ...calendar, id: '2025', version: 2, deleted: false }],
+  })
+  t.equal(mismatched.data.failed[0].code, 1002, 'the id of a calendar year is its year')
+  const other = await call(
+    '/system/push/records',
+    { resource: 'inspectionPeriod', list: [period('222222222', 'T-2@a', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', null)] },
+    enterpriseToken,
+  )
+  t.equal(other.data.failed[0].code, 2003, "an enterprise account pushes its own enterprise's facts only")
 })
 
 t.end()

@@ -17,6 +17,7 @@ import { createAjv, describeErrors } from '../../src/contract/validation.ts'
 import { fixturesOf } from '../helpers/fixtures.ts'
 import { checkResourceTable } from '../helpers/resource-tables.ts'
 import { ADMIN_PASSWORD, freshDatabase } from '../helpers/service.ts'
+import { PUSHED_FACTS } from '../../src/store/pushed-facts.ts'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const copy = await mkdtemp(join(tmpdir(), 'tenth-resource-'))
@@ -296,7 +297,11 @@ t.test('the service serves the tenth resource: every operation', async (t) => {
 
 t.test('the operators see it: sync status counts its records and attachments', async (t) => {
   const status = (await call('/system/sync/status', {}, token)).data
-  t.equal(status.resources.length, fixtures.registry.all.length * 2, 'records and attachments of each resource')
+  t.equal(
+    status.resources.length,
+    fixtures.registry.all.length * 2 + PUSHED_FACTS.length,
+    'records and attachments of each resource, and each kind of supervision fact',
+  )
   t.match(
     status.resources.find((counts: { resource: string }) => counts.resource === KEY),
     { resource: KEY, pending: 2 },

@@ -8,7 +8,15 @@
 import pg from 'pg'
 import t from 'tap'
 import { pushedRecord, record } from '../helpers/fixtures.ts'
-import { type EditionProcess, eventually, loginTo, post, pushRecords, startEdition, startParkProcess } from '../helpers/park.ts'
+import {
+  eventually,
+  loginTo,
+  post,
+  type PushingEnterprise,
+  pushRecords,
+  startEnterprisesPushingTo,
+  startParkProcess,
+} from '../helpers/park.ts'
 import { adminDatabaseUrl } from '../helpers/service.ts'
 
 const TABLES: Record<string, string> = {
@@ -20,36 +28,12 @@ const COMPANIES = ['111111111', '222222222', '333333333']
 
 const park = await startParkProcess(t)
 let parkToken = await loginTo(park.url)
-for (const companyCode of COMPANIES) {
-  const added = await post(
-    `${park.url}/system/user/add`,
-    { userName: `ent-${companyCode}`, password: `password-${companyCode}`, role: 'enterprise', companyCode },
-    parkToken,
-  )
-  t.equal(added.code, 0, `enterprise account of ${companyCode} created`)
-}
-
-interface Enterprise {
-  companyCode: string
-  edition: EditionProcess
-  token: string
-}
-const enterprises: Enterprise[] = []
-for (const companyCode of COMPANIES) {
-  const edition = await startEdition(t, {
-    edition: 'enterprise',
-    env: {
-      COMPANY_CODE: companyCode,
-      PARK_URL: park.url,
-      PARK_USER: `ent-${companyCode}`,
-      PARK_PASSWORD: `password-${companyCode}`,
-      SYNC_RETRY_DELAY_MAX_SECONDS: '1',
-      SYNC_FAILED_RETRY_SECONDS: '0',
-      PARK_TIMEOUT_MS: '2000',
-    },
-  })
-  enterprises.push({ companyCode, edition, token: await loginTo(edition.url) })
-}
+const enterprises = await startEnterprisesPushingTo(t, { url: park.url, token: parkToken }, COMPANIES, () => ({
+  SYNC_RETRY_DELAY_MAX_SECONDS: '1',
+  SYNC_FAILED_RETRY_SECONDS: '0',
+  PARK_TIMEOUT_MS: '2000',
+}))
+type Enterprise = PushingEnterprise
 
 const sql = async <T = any>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> => {
   const client = new pg.Client({ connectionString: databaseUrl })

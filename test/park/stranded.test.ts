@@ -91,7 +91,8 @@ t.test('the sweep re-queues it a bounded number of times, then it stays failed a
     'RU-REFUSED',
     async () => (await enterprise.call('/prevent/riskUnit/getById', { id: 'RU-REFUSED' }, { token })).body.data.sync_status,
   )
-  await countedExhausted(t, 'riskUnit', 1)
+  // And the enterprise's zone, pushed beside the records and refused the same way, swept with it.
+  await countedExhausted(t, 'riskUnit', 2)
   // An operator's retry queues it again, rounds and all.
   const retried = (await enterprise.call('/system/sync/retry', { resource: 'riskUnit', ids: ['RU-REFUSED'] }, { token })).body.data
   t.same(retried, { requeued: 1 })
@@ -125,8 +126,8 @@ t.test(
 
     await sweptToTheBound(t, 'risk_unit_attachment', 'AT-REFUSED', async () => (await read()).sync_status)
     // Exhausted: the record of the tests above (its rounds started over by the operator's retry, the
-    // sweeps here used them up again), this one's record, and the attachment.
-    await countedExhausted(t, 'riskUnit/attachment', 3)
+    // sweeps here used them up again), this one's record, the attachment, and the enterprise's zone.
+    await countedExhausted(t, 'riskUnit/attachment', 4)
   },
 )
 

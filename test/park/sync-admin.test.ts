@@ -65,9 +65,12 @@ t.test('sync/retry by resource and ids queues those failed records again, and th
 
   // The park back: every failed record, asked for at once, reaches it.
   await park.start()
-  t.same((await enterprise.call('/system/sync/retry', {}, { token })).body.data, { requeued: 2 }, 'all failed records')
+  // The enterprise's zone, written just after it started, failed with them.
+  t.same((await enterprise.call('/system/sync/retry', {}, { token })).body.data, { requeued: 3 }, 'all failed records and facts')
   await eventually(async () => (await unitCounts()).synced === 2, { what: 'both synced' })
-  t.equal((await status()).oldestPendingSeconds, null)
+  await eventually(async () => (await status()).oldestPendingSeconds === null, { what: 'nothing pending' })
+  const zone = (await status()).resources.find((counts: any) => counts.resource === 'enterpriseZone')
+  t.same([zone.synced, zone.failed], [1, 0], 'the zone reached the park too')
 })
 
 t.end()

@@ -28,6 +28,8 @@ export class PeriodUpkeep {
   private readonly zone: Zone
   private readonly clock: () => number
   private readonly log: Pick<FastifyBaseLogger, 'warn'>
+  private readonly written: () => void
+  private beforeFirstRun: (() => Promise<void>) | undefined
   /** The catch-up running now: callers arriving meanwhile wait for it, then run their own. */
   private running: Promise<void> = Promise.resolve()
 
@@ -37,7 +39,13 @@ export class PeriodUpkeep {
     zone: Zone
     clock?: () => number
     log: Pick<FastifyBaseLogger, 'warn'>
+    /** Told when periods were written (they are pushed like records). */
+    written?: () => void
+    /** Done by the job before its first catch-up (again at its next run while it fails), not as the edition starts. */
+    beforeFirstRun?: () => Promise<void>
   }) {
+    this.beforeFirstRun = options.beforeFirstRun
+    this.written = options.written ?? (() => undefined)
     this.store = options.store
     this.background = options.background
     this.zone = options.zone
@@ -48,6 +56,8 @@ export class PeriodUpkeep {
   async start(): Promise<void> {
     await this.background.queue(PERIODS_QUEUE, { policy: 'stately', cron: '* * * * *', work: { pollingIntervalSeconds: 1 } }, async () => {
       try {
+        await this.beforeFirstRun?.()
+        this.beforeFirstRun = undefined
         await this.catchUp(PASSES_PER_RUN)
       } finally {
         await this.background.boss.send(PERIODS_QUEUE, {}, { startAfter: PERIODS_EVERY_SECONDS }).catch((error: unknown) => {
@@ -70,6 +80,15 @@ export class PeriodUpkeep {
   }
 
   private async catchUpNow(passes: number): Promise<void> {
+    let wrote = false
+    try {
+      await this.passes(passes, () => (wrote = true))
+    } finally {
+      if (wrote) this.written()
+    }
+  }
+
+  private async passes(passes: number, wrote: () => void): Promise<void> {
     for (let pass = 0; pass < passes; pass++) {
       const now = this.clock()
       // A task with more periods than a pass writes is due again at once: another pass follows.
@@ -86,6 +105,7 @@ export class PeriodUpkeep {
             schedule.companyCode,
             found.map((period) => ({ ...period, id: periodId(schedule, period.start), taskId: schedule.taskId })),
           )
+          if (found.length > 0) wrote()
           const last = found.at(-1)
           const more = found.length === PERIODS_AT_ONCE
           behind ||= more

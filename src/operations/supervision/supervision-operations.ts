@@ -74,16 +74,14 @@ export class SupervisionOperations {
 
   /** The periods starting in the window (by task, then start). `own`: the enterprise an `enterprise` account is bound to. */
   async periods(request: PeriodsRequest, own: string | undefined) {
-    const { from, until } = this.window(request.from, request.to)
+    const windows = (await this.windows(request, own)).map(({ lastPushTime: _time, ...window }) => window)
     await this.upkeep?.catchUp()
     const pageNum = request.pageNum ?? 1
     const pageSize = request.pageSize ?? 20
     const park = this.byEnterprise
     const { list, total } = await this.inspections.periods({
-      companyCode: park ? this.readable(own, request.companyCode) : this.companyCode,
+      windows,
       taskId: request.taskId,
-      from,
-      until,
       status: request.status,
       pageNum,
       pageSize,
@@ -123,24 +121,14 @@ export class SupervisionOperations {
 
   async indicators(request: IndicatorsRequest, own: string | undefined) {
     const order = checkedOrder(request.orderBy)
-    const { from, until } = this.window(request.from, request.to)
+    const windows = await this.windows(request, own)
     await this.upkeep?.catchUp()
+    const counts = await this.indicatorStore.counts(windows.map(({ lastPushTime: _time, ...window }) => window))
     if (!this.byEnterprise) {
-      const counts = await this.indicatorStore.counts([{ companyCode: this.companyCode, from, until }])
       const sync = await this.indicatorStore.sync()
       return { list: [{ ...this.entry(this.companyCode, counts.get(this.companyCode)), sync }] }
     }
-    const named = this.readable(own, request.companyCode)
-    const enterprises = (await this.indicatorStore.enterprises()).filter(
-      (enterprise) => named === undefined || enterprise.companyCode === named,
-    )
-    // Each enterprise's window in the zone it pushed (the park's own where it pushed none).
-    const windows = enterprises.map(({ companyCode, timeZone }) => ({
-      companyCode,
-      ...(timeZone ? this.window(request.from, request.to, zoneNamed(timeZone)) : { from, until }),
-    }))
-    const counts = await this.indicatorStore.counts(windows)
-    const entries = enterprises.map(({ companyCode, lastPushTime }) => ({
+    const entries = windows.map(({ companyCode, lastPushTime }) => ({
       ...this.entry(companyCode, counts.get(companyCode)),
       lastPushTime: lastPushTime && this.format(lastPushTime),
     }))
@@ -180,6 +168,25 @@ export class SupervisionOperations {
       },
       alarms: { ...raw.alarms, raised: alarmBreakdown(raw.alarms.raised) },
     }
+  }
+
+  /**
+   * The window of dates of each enterprise read: the own one; on the park, every enterprise the
+   * caller may see (or the one named), each in the zone it pushed (the park's own where it pushed
+   * none), with its last push.
+   */
+  private async windows(request: { from: string; to: string; companyCode?: string }, own: string | undefined) {
+    const window = this.window(request.from, request.to)
+    if (!this.byEnterprise) return [{ companyCode: this.companyCode, ...window, lastPushTime: null }]
+    const named = this.readable(own, request.companyCode)
+    const enterprises = (await this.indicatorStore.enterprises()).filter(
+      (enterprise) => named === undefined || enterprise.companyCode === named,
+    )
+    return enterprises.map(({ companyCode, timeZone, lastPushTime }) => ({
+      companyCode,
+      ...(timeZone ? this.window(request.from, request.to, zoneNamed(timeZone)) : window),
+      lastPushTime,
+    }))
   }
 
   /** The instants of a window of dates (inclusive) in the enterprise's zone; 1002 when it ends before it starts. */

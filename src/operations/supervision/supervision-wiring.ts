@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../../config.ts'
 import { zoneNamed } from '../../domain/supervision/zone.ts'
 import type { ResourceRegistry } from '../../resources/resource-registry.ts'
-import { withAttachments } from '../../store/attachment-store.ts'
+import { PushedFactStore, pushedTables } from '../../store/pushed-facts.ts'
 import type { Background } from '../../store/background.ts'
 import type { Database } from '../../store/database.ts'
 import { IndicatorStore } from '../../store/indicator-store.ts'
@@ -33,17 +33,31 @@ export function supervisionParts(
     keepsPeriods: boolean
     /** Many enterprises' data, read per companyCode (and each enterprise's pushed zone). */
     byEnterprise: boolean
+    /** Told when periods were written (where they are kept). */
+    periodsWritten?: () => void
   },
 ): SupervisionParts {
   const { config, pool, background, registry, format, log } = shared
   const zone = zoneNamed(config.timeZone)
   const inspections = new InspectionStore({ pool })
-  const upkeep = options.keepsPeriods ? new PeriodUpkeep({ store: inspections, background, zone, log }) : undefined
+  // Where the periods are kept, so is the zone they are read in (pushed with them), by the upkeep's
+  // first run: a start does not wait for it.
+  const facts = new PushedFactStore({ pool })
+  const upkeep = options.keepsPeriods
+    ? new PeriodUpkeep({
+        store: inspections,
+        background,
+        zone,
+        log,
+        written: options.periodsWritten,
+        beforeFirstRun: () => facts.noteZone(config.companyCode, config.timeZone),
+      })
+    : undefined
   const indicators = new IndicatorStore({
     pool,
     timeZone: config.timeZone,
     park: options.byEnterprise,
-    pushed: withAttachments(registry.all),
+    pushed: pushedTables(registry.all),
   })
   const operations = new SupervisionOperations({
     inspections,
