@@ -10,6 +10,10 @@ import type { Database } from '../../store/database.ts'
 import { IndicatorStore } from '../../store/indicator-store.ts'
 import { InspectionStore } from '../../store/inspection-store.ts'
 import type { InstantFormatter } from '../../store/instant-format.ts'
+import { MissedPeriodStore } from '../../store/missed-period-store.ts'
+import { OverdueStore } from '../../store/overdue-store.ts'
+import { MissedPeriodEvents } from './missed-period-events.ts'
+import { OverdueEvents } from './overdue-events.ts'
 import { PeriodUpkeep } from './period-upkeep.ts'
 import { SupervisionOperations } from './supervision-operations.ts'
 
@@ -38,7 +42,9 @@ export function supervisionParts(
   const { config, pool, background, registry, format, log } = shared
   const zone = zoneNamed(config.timeZone)
   const inspections = new InspectionStore({ pool })
-  const upkeep = options.keepsPeriods ? new PeriodUpkeep({ store: inspections, background, zone, log }) : undefined
+  const missed = new MissedPeriodEvents({ store: new MissedPeriodStore({ pool }), format })
+  const overdue = new OverdueEvents({ pool, store: new OverdueStore(), timeZone: config.timeZone })
+  const upkeep = options.keepsPeriods ? new PeriodUpkeep({ store: inspections, background, zone, log, missed, overdue }) : undefined
   const indicators = new IndicatorStore({
     pool,
     timeZone: config.timeZone,
