@@ -92,3 +92,5 @@ t.test("a shelved point's alarm events say shelved: true", async (t) => {
   t.equal(events.length, 1)
   t.equal(events[0].data.shelved, true)
 })
+
+t.end()

@@ -38,7 +38,7 @@ const danger = {
   checkAcceptPerson: null,
   checkAcceptTime: null,
 }
-const ticket = { workLevel: null, isContractorWork: '0', contractorOrg: null, workType: '1', planStartTime: '2026-01-06T08:00:00+08:00' }
+const ticket = { workLevel: null, isContractorWork: '0', contractorOrg: null, workType: '2', planStartTime: '2026-01-06T08:00:00+08:00' }
 
 t.test('an overdue hidden danger and work ticket are one event each; the others none', async (t) => {
   await add('troubleshootInfo', 'D-LATE', { ...danger, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-10' })
@@ -86,3 +86,5 @@ t.test('a deadline moved that passes again is overdue again; another edit is not
   t.equal(events.length, 2)
   t.match(events[1].data, { dangerManageDeadline: '2026-01-20', version: 3 })
 })
+
+t.end()

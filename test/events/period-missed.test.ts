@@ -97,3 +97,5 @@ t.test('a period done in time is no period.missed event', async (t) => {
     [],
   )
 })
+
+t.end()
