@@ -33,6 +33,7 @@ import securityHeaders from '../http/plugins/security-headers.ts'
 import { operationIdOf } from '../http/routing.ts'
 import { sharedSerializers } from '../http/shared-serializers.ts'
 import { AttachmentOperations } from '../operations/attachment-operations.ts'
+import { withAlarms } from '../operations/alarm-operations.ts'
 import { eventParts, type EventParts } from '../operations/event-wiring.ts'
 import { historyRetention } from '../operations/history-retention.ts'
 import { Idempotency } from '../operations/idempotency.ts'
@@ -154,7 +155,7 @@ function sharedParts(
     format,
     policies: operationPolicies(document),
     background,
-    events: eventParts({ config, pool, registry, format, background, log, deploymentSecret, clock }),
+    events: eventParts({ config, pool, registry: withAlarms(registry, document), format, background, log, deploymentSecret, clock }),
     sync: new SyncStore({ pool, registry }),
     attachmentStore: new AttachmentStore({ pool, companyCode: config.companyCode, format }),
   }

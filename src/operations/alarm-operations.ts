@@ -5,7 +5,7 @@ import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { instantSeconds } from '../contract/storable.ts'
 import { type SearchRequest, validSearch } from '../domain/search.ts'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
-import { describeResource, type ResourceDef } from '../resources/resource-registry.ts'
+import { describeResource, type ResourceDef, type ResourceRegistry } from '../resources/resource-registry.ts'
 import type { AlarmHandling, AlarmStore } from '../store/alarm-store.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
@@ -53,7 +53,7 @@ export class AlarmOperations {
     this.history = options.history
     this.format = format
     this.clock = options.clock
-    this.resource = describeResource(options.document, { key: 'monitorAlarm', module: 'hazard', table: 'monitor_alarm' })
+    this.resource = alarmResource(options.document)
     this.records = new ResourceStore({
       pool,
       registry: { all: [this.resource] },
@@ -139,6 +139,16 @@ export class AlarmOperations {
     const found = await inWriteTransaction(this.pool, context, (db) => shelvePoint(db, id, null, null))
     if (!found) throw new BusinessError(Code.notFound, message('recordNotFound', { id }))
   }
+}
+
+/** The alarm as a resource of the document (its reads, its history entries, its record events). */
+export function alarmResource(document: OpenApiDocument): ResourceDef {
+  return describeResource(document, { key: 'monitorAlarm', module: 'hazard', table: 'monitor_alarm' })
+}
+
+/** The resources of record events: the registry's, and the alarms (records of their own, outside it). */
+export function withAlarms(registry: Pick<ResourceRegistry, 'all'>, document: OpenApiDocument): Pick<ResourceRegistry, 'all'> {
+  return { all: [...registry.all, alarmResource(document)] }
 }
 
 function illegal(from: string, to: string): BusinessError {

@@ -42,7 +42,7 @@ const RECORD_ACTIONS: Record<string, 'add' | 'update' | 'delete'> = {
 
 export class EventOperations {
   private readonly store: EventStore
-  private readonly registry: ResourceRegistry
+  private readonly registry: Pick<ResourceRegistry, 'all'>
   private readonly format: InstantFormatter
   private readonly background: Background
   private readonly retentionDays: number
@@ -56,7 +56,7 @@ export class EventOperations {
 
   constructor(options: {
     store: EventStore
-    registry: ResourceRegistry
+    registry: Pick<ResourceRegistry, 'all'>
     format: InstantFormatter
     background: Background
     retentionDays: number

@@ -27,7 +27,8 @@ export interface EventParts {
 export function eventParts(options: {
   config: Config
   pool: pg.Pool
-  registry: ResourceRegistry
+  /** The resources whose record events the feed answers (the alarms' too). */
+  registry: Pick<ResourceRegistry, 'all'>
   format: InstantFormatter
   background: Background
   log: FastifyBaseLogger

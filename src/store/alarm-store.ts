@@ -1,7 +1,8 @@
 // Alarms of the monitoring points (monitor_alarm, migration 120): raised, changed and cleared by
 // evaluation in the transaction of the readings that caused them, handled by people (acknowledge,
-// dispose), each change one entry of record_history written by the change's own statement. Alarms
-// are read as records are (ResourceStore over the alarm's schema, HistoryStore).
+// dispose), each change one entry of record_history and two events (record.* and alarm.*, see
+// docs/events.md) written by the change's own statement. Alarms are read as records are
+// (ResourceStore over the alarm's schema, HistoryStore).
 import { randomUUID } from 'node:crypto'
 import { BusinessError, Code } from '../errors.ts'
 import type { Queryable } from './database.ts'
@@ -40,23 +41,39 @@ export interface AlarmHandling {
   disposal: unknown
 }
 
-const HISTORY = (action: string, changes: string, by: string) =>
-  `INSERT INTO record_history (resource, id, "companyCode", version, action, time, "userName", changes) ` +
-  `SELECT 'monitorAlarm', id, "companyCode", version, ${action}, "updateTime", ${by}, ${changes} FROM written`
+/** The resource's path, as events name it. */
+export const ALARM_RESOURCE_PATH = 'hazard/monitorAlarm'
+
+/**
+ * The change's history entry, then its two events, from the row `written`: the record event (as the
+ * history entry) and the alarm event (`alarmType`, an SQL expression), in that order. A statement of
+ * CTEs, so the events commit with the change in the same round trip.
+ */
+const HISTORY = (action: string, changes: string, by: string, alarmType: string) =>
+  `, history AS (INSERT INTO record_history (resource, id, "companyCode", version, action, time, "userName", changes) ` +
+  `SELECT 'monitorAlarm', id, "companyCode", version, ${action}, "updateTime", ${by}, ${changes} FROM written) ` +
+  `INSERT INTO event_inbox (type, time, "companyCode", data) ` +
+  `SELECT e.type, w."updateTime", w."companyCode", CASE WHEN e.ord = 1 ` +
+  `THEN jsonb_build_object('resource', '${ALARM_RESOURCE_PATH}', 'id', w.id, 'version', w.version, 'changes', ${changes}) ` +
+  `ELSE jsonb_build_object('resource', '${ALARM_RESOURCE_PATH}', 'id', w.id, 'version', w.version, 'kind', w.kind, 'level', w.level, ` +
+  `'maxLevel', w."maxLevel", 'status', w.status, 'handling', w.handling, 'monitorEquipId', w."monitorEquipId", ` +
+  `'monitorCode', w."monitorCode", 'shelved', w.shelved) END ` +
+  `FROM written AS w CROSS JOIN (VALUES (1, ${action === `'add'` ? `'record.added'` : `'record.updated'`}), (2, ${alarmType})) AS e(ord, type) ` +
+  `ORDER BY w.id, e.ord`
 
 const PENDING = `version = version + 1, "updateTime" = ${NOW}, sync_status = 'pending', sync_attempts = 0, sync_rounds = 0, sync_error = NULL`
-const RETURNING = `RETURNING id, "companyCode", version, "updateTime"`
+const RETURNING = `RETURNING id, "companyCode", version, "updateTime", kind, level, "maxLevel", status, handling, "monitorEquipId", "monitorCode", shelved`
 
 const RAISE =
   `WITH written AS (INSERT INTO monitor_alarm (id, "monitorEquipId", "monitorCode", "monitorName", kind, level, "maxLevel", threshold, ` +
   `"startTime", "startValue", "peakValue", status, shelved, "companyCode", "createTime", "updateTime", "createBy", "updateBy") ` +
-  `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, $13, ${NOW}, ${NOW}, '${SYSTEM_USER}', '${SYSTEM_USER}') ${RETURNING}) ` +
-  HISTORY(`'add'`, '$14::jsonb', `'${SYSTEM_USER}'`)
+  `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, $13, ${NOW}, ${NOW}, '${SYSTEM_USER}', '${SYSTEM_USER}') ${RETURNING})` +
+  HISTORY(`'add'`, '$14::jsonb', `'${SYSTEM_USER}'`, `'alarm.raised'`)
 
 const CLEAR =
   `WITH written AS (UPDATE monitor_alarm SET status = 'cleared', "endTime" = $3, "endValue" = $4, "updateBy" = '${SYSTEM_USER}', ${PENDING} ` +
-  `WHERE "monitorEquipId" = $1 AND kind = $2 AND status = 'active' ${RETURNING}) ` +
-  HISTORY(`'update'`, '$5::jsonb', `'${SYSTEM_USER}'`)
+  `WHERE "monitorEquipId" = $1 AND kind = $2 AND status = 'active' ${RETURNING})` +
+  HISTORY(`'update'`, '$5::jsonb', `'${SYSTEM_USER}'`, `'alarm.cleared'`)
 
 const CHANGEABLE: readonly ChangeableField[] = ['level', 'maxLevel', 'threshold', 'peakValue']
 
@@ -65,15 +82,15 @@ function updateStatement(fields: ChangeableField[]): string {
   const sets = fields.map((field, i) => `"${field}" = $${i + 3}`).join(', ')
   return (
     `WITH written AS (UPDATE monitor_alarm SET ${sets}, "updateBy" = '${SYSTEM_USER}', ${PENDING} ` +
-    `WHERE "monitorEquipId" = $1 AND kind = $2 AND status = 'active' ${RETURNING}) ` +
-    HISTORY(`'update'`, `$${fields.length + 3}::jsonb`, `'${SYSTEM_USER}'`)
+    `WHERE "monitorEquipId" = $1 AND kind = $2 AND status = 'active' ${RETURNING})` +
+    HISTORY(`'update'`, `$${fields.length + 3}::jsonb`, `'${SYSTEM_USER}'`, `'alarm.changed'`)
   )
 }
 
 const HANDLE =
   `WITH written AS (UPDATE monitor_alarm SET handling = $2, "acknowledgedBy" = $3, "acknowledgedTime" = $4, disposal = $5::jsonb, ` +
-  `"updateBy" = $6, ${PENDING} WHERE id = $1 ${RETURNING}) ` +
-  HISTORY(`'update'`, '$7::jsonb', '$6::text')
+  `"updateBy" = $6, ${PENDING} WHERE id = $1 ${RETURNING})` +
+  HISTORY(`'update'`, '$7::jsonb', '$6::text', `'alarm.' || $2::text`)
 
 export class AlarmStore {
   private readonly companyCode: string

@@ -96,6 +96,10 @@ export class InspectionStore {
   async addPeriods(db: Queryable, companyCode: string, periods: readonly NewPeriod[]): Promise<void> {
     if (periods.length === 0) return
     const items = periods.map(({ id, taskId, start, end, workType }) => ({ id, taskId, s: start, e: end, workType }))
+    // The lock a record's write of these tasks takes too: the insert then reads their committed records.
+    for (const taskId of [...new Set(periods.map((period) => period.taskId))].sort()) {
+      await db.query('SELECT inspection_task_lock($1, $2)', [companyCode, taskId])
+    }
     await db.query(INSERT_PERIODS, [companyCode, JSON.stringify(items)])
   }
 

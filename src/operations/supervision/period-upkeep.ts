@@ -9,6 +9,8 @@ import { workingDays } from '../../domain/supervision/working-days.ts'
 import type { Zone } from '../../domain/supervision/zone.ts'
 import type { Background } from '../../store/background.ts'
 import type { DueSchedule, InspectionStore } from '../../store/inspection-store.ts'
+import type { MissedPeriodEvents } from './missed-period-events.ts'
+import type { OverdueEvents } from './overdue-events.ts'
 
 export const PERIODS_QUEUE = 'inspection-periods'
 /** Seconds between runs: a period appears, and turns missed, well within 15 s of its start and end. */
@@ -30,6 +32,10 @@ export class PeriodUpkeep {
   private readonly log: Pick<FastifyBaseLogger, 'warn'>
   private readonly written: () => void
   private beforeFirstRun: (() => Promise<void>) | undefined
+  /** Records the periods that ended without a record (after each run's catch-up). */
+  private readonly missed: MissedPeriodEvents | undefined
+  /** Records the hidden dangers and work tickets become overdue (the same job is their timer). */
+  private readonly overdue: Pick<OverdueEvents, 'recordDue'> | undefined
   /** The catch-up running now: callers arriving meanwhile wait for it, then run their own. */
   private running: Promise<void> = Promise.resolve()
 
@@ -43,6 +49,8 @@ export class PeriodUpkeep {
     written?: () => void
     /** Done by the job before its first catch-up (again at its next run while it fails), not as the edition starts. */
     beforeFirstRun?: () => Promise<void>
+    missed?: MissedPeriodEvents
+    overdue?: Pick<OverdueEvents, 'recordDue'>
   }) {
     this.beforeFirstRun = options.beforeFirstRun
     this.written = options.written ?? (() => undefined)
@@ -51,6 +59,8 @@ export class PeriodUpkeep {
     this.zone = options.zone
     this.clock = options.clock ?? Date.now
     this.log = options.log
+    this.missed = options.missed
+    this.overdue = options.overdue
   }
 
   async start(): Promise<void> {
@@ -59,6 +69,8 @@ export class PeriodUpkeep {
         await this.beforeFirstRun?.()
         this.beforeFirstRun = undefined
         await this.catchUp(PASSES_PER_RUN)
+        await this.missed?.recordDue(this.clock())
+        await this.overdue?.recordDue(this.clock())
       } finally {
         await this.background.boss.send(PERIODS_QUEUE, {}, { startAfter: PERIODS_EVERY_SECONDS }).catch((error: unknown) => {
           this.log.warn({ err: error }, 'inspection periods: next run not scheduled (the minute schedule still runs)')
@@ -100,11 +112,9 @@ export class PeriodUpkeep {
           const versions = schedule.versions as ScheduleVersion[]
           const from = schedule.resumeFrom ?? now - PERIODS_KEPT_BACK_MS
           const found = duePeriods({ versions, calendar, zone: this.zone, from, until: now, limit: PERIODS_AT_ONCE })
-          await this.store.addPeriods(
-            db,
-            schedule.companyCode,
-            found.map((period) => ({ ...period, id: periodId(schedule, period.start), taskId: schedule.taskId })),
-          )
+          const periods = found.map((period) => ({ ...period, id: periodId(schedule, period.start), taskId: schedule.taskId }))
+          await this.store.addPeriods(db, schedule.companyCode, periods)
+          await this.missed?.watch(db, schedule.companyCode, periods, now)
           if (found.length > 0) wrote()
           const last = found.at(-1)
           const more = found.length === PERIODS_AT_ONCE

@@ -10,6 +10,10 @@ import type { Database } from '../../store/database.ts'
 import { IndicatorStore } from '../../store/indicator-store.ts'
 import { InspectionStore } from '../../store/inspection-store.ts'
 import type { InstantFormatter } from '../../store/instant-format.ts'
+import { MissedPeriodStore } from '../../store/missed-period-store.ts'
+import { OverdueStore } from '../../store/overdue-store.ts'
+import { MissedPeriodEvents } from './missed-period-events.ts'
+import { OverdueEvents } from './overdue-events.ts'
 import { PeriodUpkeep } from './period-upkeep.ts'
 import { SupervisionOperations } from './supervision-operations.ts'
 
@@ -41,7 +45,8 @@ export function supervisionParts(
   const zone = zoneNamed(config.timeZone)
   const inspections = new InspectionStore({ pool })
   // Where the periods are kept, so is the zone they are read in (pushed with them), by the upkeep's
-  // first run: a start does not wait for it.
+  // first run: a start does not wait for it. The upkeep's job is also the timer of the missed
+  // periods' and overdue records' events.
   const facts = new PushedFactStore({ pool })
   const upkeep = options.keepsPeriods
     ? new PeriodUpkeep({
@@ -51,6 +56,8 @@ export function supervisionParts(
         log,
         written: options.periodsWritten,
         beforeFirstRun: () => facts.noteZone(config.companyCode, config.timeZone),
+        missed: new MissedPeriodEvents({ store: new MissedPeriodStore({ pool }), format }),
+        overdue: new OverdueEvents({ pool, store: new OverdueStore(), timeZone: config.timeZone }),
       })
     : undefined
   const indicators = new IndicatorStore({
