@@ -59,6 +59,14 @@ page.on('request', (request) => {
 /** Expands an operation, presses "Try it out", optionally replaces the body, executes, and returns the response body shown. */
 async function tryItOut(operation: string, body?: unknown): Promise<string> {
   const block = page.locator(`#${operation}`)
+  // Tags start collapsed (docExpansion none): its tag is opened first, the others closed, as a
+  // reader moves from one tag to the next (the UI renders some 150 operations open at once badly).
+  const name = operation.split('-')[1]
+  for (const other of await page.locator('.opblock-tag[data-is-open="true"]').all()) {
+    if ((await other.getAttribute('data-tag')) !== name) await other.click()
+  }
+  const tag = page.locator(`#operations-tag-${name}`)
+  if ((await tag.getAttribute('data-is-open')) !== 'true') await tag.click()
   await block.locator('.opblock-summary').first().click()
   await block.locator('button.try-out__btn').click()
   if (body !== undefined) await block.locator('textarea.body-param__text').fill(JSON.stringify(body, null, 2))
