@@ -299,8 +299,8 @@ t.test('the operators see it: sync status counts its records and attachments', a
   const status = (await call('/system/sync/status', {}, token)).data
   t.equal(
     status.resources.length,
-    fixtures.registry.all.length * 2 + PUSHED_FACTS.length,
-    'records and attachments of each resource, and each kind of supervision fact',
+    fixtures.registry.pushed.length * 2 + PUSHED_FACTS.length,
+    'records and attachments of each resource and of the alarms, and each kind of supervision fact',
   )
   t.match(
     status.resources.find((counts: { resource: string }) => counts.resource === KEY),

@@ -13,4 +13,4 @@ for (const action of ['getById', 'list', 'search', 'history', 'attachmentList', 
 
 // Pushes are not counted against the API's rate limit (an enterprise draining a backlog makes
 // thousands a minute); nothing else is exempt.
-t.same([...PUSH_OPERATIONS].sort(), ['systemPushAttachment', 'systemPushRecords'])
+t.same([...PUSH_OPERATIONS].sort(), ['systemPushAttachment', 'systemPushReadings', 'systemPushRecords'])
