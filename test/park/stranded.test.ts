@@ -34,8 +34,12 @@ const token = await enterprise.login()
 async function sweptToTheBound(t: Test, table: string, id: string, status: () => Promise<string>): Promise<void> {
   const rounds = async () =>
     (await enterprise.database.pool.query(`SELECT sync_rounds, sync_status FROM ${table} WHERE id = $1`, [id])).rows[0]
+  // Each sweep's pushes settle before the next sweep: every row refused (the zone too) counts its rounds in step.
+  const settled = async () =>
+    (await enterprise.call('/system/sync/status', {}, { token })).body.data.resources.every((counts: any) => counts.pending === 0)
   for (const round of [1, 2]) {
     await enterprise.app.push!.sweep()
+    await eventually(settled, { what: `round ${round} settled` })
     t.equal(await status(), 'failed', `round ${round} ends failed again`)
   }
   t.equal((await rounds()).sync_rounds, 2)

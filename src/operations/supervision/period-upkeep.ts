@@ -66,8 +66,12 @@ export class PeriodUpkeep {
   async start(): Promise<void> {
     await this.background.queue(PERIODS_QUEUE, { policy: 'stately', cron: '* * * * *', work: { pollingIntervalSeconds: 1 } }, async () => {
       try {
-        await this.beforeFirstRun?.()
-        this.beforeFirstRun = undefined
+        if (this.beforeFirstRun) {
+          await this.beforeFirstRun()
+          this.beforeFirstRun = undefined
+          // What it wrote (the enterprise's zone) is pushed like periods: the push is woken for it.
+          this.written()
+        }
         await this.catchUp(PASSES_PER_RUN)
         await this.missed?.recordDue(this.clock())
         await this.overdue?.recordDue(this.clock())
