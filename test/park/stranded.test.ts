@@ -37,6 +37,10 @@ async function sweptToTheBound(t: Test, table: string, id: string, status: () =>
   // Each sweep's pushes settle before the next sweep: every row refused (the zone too) counts its rounds in step.
   const settled = async () =>
     (await enterprise.call('/system/sync/status', {}, { token })).body.data.resources.every((counts: any) => counts.pending === 0)
+  // The zone is noted by the upkeep's first run and pushed at once: it must have failed before the first sweep.
+  const zoneFailed = async () =>
+    (await enterprise.database.pool.query(`SELECT sync_status FROM enterprise_zone`)).rows[0]?.sync_status === 'failed'
+  await eventually(async () => (await zoneFailed()) && (await settled()), { what: 'the zone refused' })
   for (const round of [1, 2]) {
     await enterprise.app.push!.sweep()
     await eventually(settled, { what: `round ${round} settled` })

@@ -14,7 +14,9 @@ const enterprise = await startService(t, {
 })
 const token = await enterprise.login()
 const status = async () => (await enterprise.call('/system/sync/status', {}, { token })).body.data
-const unitCounts = async () => (await status()).resources.find((counts: any) => counts.resource === 'riskUnit')
+const counts = async (resource: string) => (await status()).resources.find((row: any) => row.resource === resource)
+const unitCounts = () => counts('riskUnit')
+const zoneCounts = () => counts('enterpriseZone')
 
 t.test('a push that cannot be delivered ends failed, with its error kept', async (t) => {
   // One write, so one drain fails both: a write arriving after a failed drain waits for the backoff's
@@ -36,6 +38,8 @@ t.test('a push that cannot be delivered ends failed, with its error kept', async
     { token },
   )
   t.equal(found.body.data.total, 2, 'operators find failed pushes by search')
+  // The enterprise's zone, noted by the upkeep's first run, fails the same way (later, by the retry job).
+  await eventually(async () => (await zoneCounts()).failed === 1, { what: 'the zone failed' })
 })
 
 t.test('sync/retry by resource and ids queues those failed records again, and they reach the park', async (t) => {
@@ -65,11 +69,10 @@ t.test('sync/retry by resource and ids queues those failed records again, and th
 
   // The park back: every failed record, asked for at once, reaches it.
   await park.start()
-  // The enterprise's zone, written just after it started, failed with them.
   t.same((await enterprise.call('/system/sync/retry', {}, { token })).body.data, { requeued: 3 }, 'all failed records and facts')
   await eventually(async () => (await unitCounts()).synced === 2, { what: 'both synced' })
   await eventually(async () => (await status()).oldestPendingSeconds === null, { what: 'nothing pending' })
-  const zone = (await status()).resources.find((counts: any) => counts.resource === 'enterpriseZone')
+  const zone = await zoneCounts()
   t.same([zone.synced, zone.failed], [1, 0], 'the zone reached the park too')
 })
 
