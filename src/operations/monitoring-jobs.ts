@@ -52,8 +52,9 @@ export class MonitoringJobs {
 
   async start(): Promise<void> {
     const { background } = this
-    // Today's partition exists before the first reading is taken.
-    await this.maintainPartitions()
+    // Today's partition exists before the first reading is taken. A database too slow for it now
+    // does not stop the start: ingest makes the partitions its readings need, and the job runs hourly.
+    await this.maintainPartitions().catch((error: unknown) => this.log.warn({ err: error }, 'reading partitions: left to the next run'))
     await background.queue(PARTITIONS_QUEUE, { policy: 'stately', cron: '7 * * * *' }, async () => void (await this.maintainPartitions()))
     await background.queue(OFFLINE_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => void (await this.sweepOffline()))
     const ask = () => void background.boss.send(OFFLINE_QUEUE, {}).catch((error: unknown) => this.log.warn({ err: error }, 'offline sweep'))

@@ -94,6 +94,9 @@ export async function startService(
     LOG_LEVEL: 'silent',
     RATE_LIMIT_MAX: '100000',
     RATE_LIMIT_LOGIN_MAX: '100000',
+    // The test and the service share one event loop: a test busy for seconds (generating cases, say)
+    // would find its idle connection closed by the service's timer as it sends on it.
+    KEEP_ALIVE_TIMEOUT_MS: '120000',
     ...options.env,
   })
   const database = openDatabase(databaseUrl, { max: 10 })
