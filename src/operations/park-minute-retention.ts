@@ -10,47 +10,44 @@ export const MINUTES_PRUNE_QUEUE = 'park-minutes-prune'
 const PRUNE_BATCH = 10_000
 const DAY_MS = 86_400_000
 
-export class ParkMinuteRetention {
-  private readonly background: Background
-  private readonly store: Pick<ParkMonitoringStore, 'pruneMinutes'>
-  private readonly days: number
-  private readonly clock: () => number
-  private readonly log: FastifyBaseLogger
+interface RetentionOptions {
+  background: Background
+  store: Pick<ParkMonitoringStore, 'pruneMinutes'>
+  /** READINGS_RETENTION_DAYS. */
+  days: number
+  clock: () => number
+  log: FastifyBaseLogger
+}
 
-  constructor(options: {
-    background: Background
-    store: Pick<ParkMonitoringStore, 'pruneMinutes'>
-    days: number
-    clock: () => number
-    log: FastifyBaseLogger
-  }) {
-    this.background = options.background
-    this.store = options.store
-    this.days = options.days
-    this.clock = options.clock
-    this.log = options.log
+export class ParkMinuteRetention {
+  private readonly options: RetentionOptions
+
+  constructor(options: RetentionOptions) {
+    this.options = options
   }
 
   async start(): Promise<void> {
-    await this.background.queue(MINUTES_PRUNE_QUEUE, { policy: 'stately', cron: '23 * * * *' }, async () => void (await this.prune()))
-    await this.background.boss.send(MINUTES_PRUNE_QUEUE, {})
+    const { background } = this.options
+    await background.queue(MINUTES_PRUNE_QUEUE, { policy: 'stately', cron: '23 * * * *' }, async () => void (await this.prune()))
+    await background.boss.send(MINUTES_PRUNE_QUEUE, {})
   }
 
   /** Deletes the pushed minutes older than the retention; answers how many. */
   async prune(): Promise<number> {
-    const before = new Date(this.clock() - this.days * DAY_MS)
+    const { store, days, clock, log } = this.options
+    const before = new Date(clock() - days * DAY_MS)
     let pruned = 0
     for (;;) {
-      const deleted = await this.store.pruneMinutes(before, PRUNE_BATCH)
+      const deleted = await store.pruneMinutes(before, PRUNE_BATCH)
       pruned += deleted
       if (deleted < PRUNE_BATCH) break
     }
-    if (pruned > 0) this.log.info({ pruned, days: this.days }, 'pushed minutes of readings past their retention deleted')
+    if (pruned > 0) log.info({ pruned, days }, 'pushed minutes of readings past their retention deleted')
     return pruned
   }
 
   /** Takes no more runs (the one in progress finishes). */
   async stop(): Promise<void> {
-    await this.background.release(MINUTES_PRUNE_QUEUE)
+    await this.options.background.release(MINUTES_PRUNE_QUEUE)
   }
 }

@@ -4,10 +4,9 @@
 // holds the very bytes sent (sha256). When nothing differs, a reconciliation reads one digest per
 // pushed kind's records and one per kind's attachments, and pushes nothing.
 import { createHash } from 'node:crypto'
-import pg from 'pg'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
-import { eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
+import { eventually, loginTo, post, sqlOn as sql, startEdition, startParkProcess } from '../helpers/park.ts'
 import { parsePrometheusText } from '../helpers/prometheus-text.ts'
 
 const COMPANY = '444444444'
@@ -32,16 +31,6 @@ const enterprise = await startEdition(t, {
 const token = await loginTo(enterprise.url)
 const onEnterprise = (path: string, body: unknown) => post(`${enterprise.url}${path}`, body, token)
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
-
-const sql = async (databaseUrl: string, text: string, values: unknown[] = []): Promise<any[]> => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    return (await client.query(text, values)).rows
-  } finally {
-    await client.end()
-  }
-}
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a small jpeg'), Buffer.from([0xff, 0xd9])])

@@ -3,45 +3,20 @@
 // hand (or held there at an older version) are found by comparing digests and pushed again, and
 // the park then holds each at the enterprise's version. The park's pushed minutes of readings
 // older than READINGS_RETENTION_DAYS are deleted by its retention job, newer ones kept.
-import pg from 'pg'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
-import { allSynced, eventually, loginTo, post, startEdition, startParkProcess } from '../helpers/park.ts'
+import { allSynced, eventually, loginTo, post, sqlOn as sql, startEnterprisesPushingTo, startParkProcess } from '../helpers/park.ts'
 
 const COMPANY = '555555555'
 const park = await startParkProcess(t)
 const parkToken = await loginTo(park.url)
-const account = await post(
-  `${park.url}/system/user/add`,
-  { userName: 'ent-kinds', password: 'password-kinds', role: 'enterprise', companyCode: COMPANY },
-  parkToken,
-)
-t.equal(account.code, 0, 'the enterprise account of the park')
-const enterprise = await startEdition(t, {
-  edition: 'enterprise',
-  env: {
-    COMPANY_CODE: COMPANY,
-    PARK_URL: park.url,
-    PARK_USER: 'ent-kinds',
-    PARK_PASSWORD: 'password-kinds',
-    SYNC_RETRY_DELAY_MAX_SECONDS: '1',
-  },
-})
-const token = await loginTo(enterprise.url)
+const [{ edition: enterprise, token }] = await startEnterprisesPushingTo(t, { url: park.url, token: parkToken }, [COMPANY], () => ({
+  SYNC_RETRY_DELAY_MAX_SECONDS: '1',
+}))
 const onEnterprise = async (path: string, body: unknown) => {
   const answer = await post(`${enterprise.url}${path}`, body, token)
   if (answer.code !== 0) throw new Error(`${path} answered ${answer.code}: ${answer.msg}`)
   return answer.data
-}
-
-const sql = async (databaseUrl: string, text: string, values: unknown[] = []): Promise<any[]> => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    return (await client.query(text, values)).rows
-  } finally {
-    await client.end()
-  }
 }
 
 /** Each kind's table on the enterprise and on the park. */
