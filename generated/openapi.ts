@@ -7201,7 +7201,7 @@ export type components = {
          * @example inspectionPeriod
          */
         ReconciledKind: components["schemas"]["PushedKind"] | components["schemas"]["SupervisionPushKey"];
-        /** @description What reconciliation found for one resource's records (or attachments), between the enterprise and the park. */
+        /** @description What reconciliation found for one kind's records (a resource's, the alarms', a supervision fact's) or attachments, between the enterprise and the park. */
         ReconcileDifferences: {
             resource: components["schemas"]["ReconciledKind"];
             /** @description Records (tombstones included) the enterprise holds. */
@@ -7218,7 +7218,7 @@ export type components = {
             ids: components["schemas"]["Id"][];
         };
         /**
-         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), records and attachments, and what it pushed again.
+         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), records, alarms, supervision facts and attachments, and what it pushed again.
          * @example {
          *       "time": "2026-11-22T03:17:00+08:00",
          *       "differences": 2,
@@ -7266,14 +7266,14 @@ export type components = {
             attachments: components["schemas"]["ReconcileDifferences"][];
         };
         /**
-         * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per resource (1..1000, default 100). Every difference is pushed again, listed or not.
+         * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per kind (1..1000, default 100). Every difference is pushed again, listed or not.
          * @example {
          *       "limit": 100
          *     }
          */
         ReconcileRequest: {
             /**
-             * @description Ids listed per resource, at most.
+             * @description Ids listed per kind (records or attachments), at most.
              * @default 100
              */
             limit: number;
