@@ -192,7 +192,7 @@ export type paths = {
         put?: never;
         /**
          * Reconcile with the park
-         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, and likewise the resource's attachments; answers the differences (counts, and ids up to `limit` per resource: `resources` for records, `attachments` for attachments) and pushes every `missing` and `stale` record or attachment again (marks it `pending`; an attachment goes with its bytes). Records and attachments still `pending` here are on their way and do not count.
+         * @description Admin only, enterprise edition with a park configured (`PARK_URL`); on the park edition 403/2003, without a park 1002. Compares, per resource, what this enterprise holds (live records and tombstones, by `id` and `version`) with what the park holds for its `companyCode`, and likewise the resource's attachments, the alarms (`monitorAlarm`) and their attachments, and the supervision facts (`enterpriseZone`, `workCalendar`, `inspectionPeriod`, by their pushed `id` and `version`); answers the differences (counts, and ids up to `limit` per kind: `resources` for records, alarms and facts, `attachments` for attachments) and pushes every `missing` and `stale` record, alarm, fact or attachment again (marks it `pending`; an attachment goes with its bytes). Whatever is still `pending` here is on its way and does not count.
          *
          *     Cheap when nothing differs: per resource, both sides compute a digest of all their records, and one of all its attachments (count and a sum of hashes of `id:version:deleted`, in the database) and compare them through `/system/sync/digest`; no record is shipped. Only where digests differ are the ids split into buckets (by md5(id)) and narrowed down, and only small differing buckets are listed record by record. It also runs on a schedule (`SYNC_RECONCILE_CRON`, default daily at 03:17); the last result and its time are part of `/system/sync/status` and `/metrics` (`sync_reconcile_last_*`). When the park cannot be reached, `data.error` says so (the counts then cover what was compared).
          */
@@ -214,7 +214,7 @@ export type paths = {
         put?: never;
         /**
          * Digests of an enterprise's records on the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. With `attachments: true`, the same of the resource's attachments. The enterprise edition computes the same digests of its own records and attachments: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` and `enterprise` accounts. What reconciliation reads: per bucket of ids (the leading hex digits of md5(`id`)), the number of records (tombstones included) and a digest of their (`id`, `version`, `deleted`); or, with `records: true`, those triples themselves. With `attachments: true`, the same of the resource's attachments. `resource` may also name the alarms (`monitorAlarm`, with their attachments) or a kind of supervision fact (`enterpriseZone`, `workCalendar`, `inspectionPeriod`: the facts as pushed, by their pushed `id` and `version`, none deleted). The enterprise edition computes the same digests of its own records and attachments: equal digests mean equal holdings. An `enterprise` account reads its own enterprise only.
          */
         post: operations["systemSyncDigest"];
         delete?: never;
@@ -294,7 +294,7 @@ export type paths = {
         put?: never;
         /**
          * Push one-minute aggregates of an enterprise's readings to the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). Readings reach the park as one-minute aggregates per point (`PushedMinute`: `min`, `max`, `avg`, `sum`, `last`, `lastQuality`, `count` of a (`companyCode`, `monitorEquipId`, `minute`)), not one by one. Each item replaces what the park held of that minute (an upsert): pushing a minute again, after a late reading changed it or after a lost answer, is harmless, and the newest push of a minute is what the park holds. The park answers `hazard/monitorData/aggregate` and `latest` from these minutes. The enterprise edition keeps, in the transaction that stores readings, which minutes they changed, and forgets a minute only once the park answered for the aggregate it pushed (a minute changed meanwhile is pushed again). Pushes are not counted by the rate limit. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the minutes again later.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own). Readings reach the park as one-minute aggregates per point (`PushedMinute`: `min`, `max`, `avg`, `sum`, `last`, `lastQuality`, `count` of a (`companyCode`, `monitorEquipId`, `minute`)), not one by one. Each item replaces what the park held of that minute (an upsert): pushing a minute again, after a late reading changed it or after a lost answer, is harmless, and the newest push of a minute is what the park holds. The park answers `hazard/monitorData/aggregate` and `latest` from these minutes, and keeps each for `READINGS_RETENTION_DAYS` (its own setting, default 90, at least 30) after its `minute`, as readings are kept: older ones are deleted hourly. The enterprise edition keeps, in the transaction that stores readings, which minutes they changed, and forgets a minute only once the park answered for the aggregate it pushed (a minute changed meanwhile is pushed again). Pushes are not counted by the rate limit. A refusal of the whole call (401, 403, 413, 429, 5xx) applied nothing: push the minutes again later.
          */
         post: operations["systemPushReadings"];
         delete?: never;
@@ -903,7 +903,7 @@ export type paths = {
         put?: never;
         /**
          * Aggregates of readings by time bucket
-         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings: `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`. On the park edition: answered from the one-minute aggregates its enterprises push (`/system/push/readings`), `from` and `to` rounded down to the minute, buckets aligned to the park's `TZ`; `companyCode` names the enterprise of the points, and a call naming a point id held by several enterprises without it is refused whole (1002 naming `companyCode`); each entry carries its `companyCode`. An `enterprise` account reads its own enterprise only.
+         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings: `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`. On the park edition: answered from the one-minute aggregates its enterprises push (`/system/push/readings`, kept `READINGS_RETENTION_DAYS` of the park, as readings are), `from` and `to` rounded down to the minute, buckets aligned to the park's `TZ`; `companyCode` names the enterprise of the points, and a call naming a point id held by several enterprises without it is refused whole (1002 naming `companyCode`); each entry carries its `companyCode`. An `enterprise` account reads its own enterprise only.
          */
         post: operations["hazardMonitorDataAggregate"];
         delete?: never;
@@ -7189,9 +7189,21 @@ export type components = {
             pageNum?: components["schemas"]["PageNum"];
             pageSize?: components["schemas"]["PageSize"];
         };
-        /** @description What reconciliation found for one resource's records (or attachments), between the enterprise and the park. */
+        /**
+         * @description What a push carries as records: a business resource, or `monitorAlarm` (alarms, which the enterprise's service writes itself and pushes like records: schema `MonitorAlarm`, never deleted).
+         * @example riskUnit
+         * @enum {string}
+         */
+        PushedKind: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo" | "monitorAlarm";
+        /**
+         * @description What reconciliation compares: a resource or the monitoring alarms (`PushedKind`: their records, and their attachments), or a kind of supervision fact (`SupervisionPushKey`: the zone, calendar years and inspection periods, each by its pushed `id` and `version`, never deleted).
+         * @example riskUnit
+         * @example inspectionPeriod
+         */
+        ReconciledKind: components["schemas"]["PushedKind"] | components["schemas"]["SupervisionPushKey"];
+        /** @description What reconciliation found for one kind's records (a resource's, the alarms', a supervision fact's) or attachments, between the enterprise and the park. */
         ReconcileDifferences: {
-            resource: components["schemas"]["ResourceKey"];
+            resource: components["schemas"]["ReconciledKind"];
             /** @description Records (tombstones included) the enterprise holds. */
             enterprise: number;
             /** @description Records (tombstones included) the park holds for this enterprise. */
@@ -7206,7 +7218,7 @@ export type components = {
             ids: components["schemas"]["Id"][];
         };
         /**
-         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), records and attachments, and what it pushed again.
+         * @description What a reconciliation found between the enterprise and the park (for the enterprise's `companyCode`), records, alarms, supervision facts and attachments, and what it pushed again.
          * @example {
          *       "time": "2026-11-22T03:17:00+08:00",
          *       "differences": 2,
@@ -7248,20 +7260,20 @@ export type components = {
             repushed: number;
             /** @description Why the reconciliation could not complete (the park unreachable, say); null when it completed. The counts then cover the resources compared before the failure. */
             error: string | null;
-            /** @description One entry per resource compared, for its records. */
+            /** @description One entry per kind compared, for its records: the resources, the alarms (`monitorAlarm`), then the supervision facts (`enterpriseZone`, `workCalendar`, `inspectionPeriod`, by their pushed `id`). */
             resources: components["schemas"]["ReconcileDifferences"][];
             /** @description One entry per resource compared, for its attachments: the same counts, of attachments (live and tombstones, by `id` and `version`); `ids` are attachment ids. A missing or stale attachment is pushed again with its bytes. */
             attachments: components["schemas"]["ReconcileDifferences"][];
         };
         /**
-         * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per resource (1..1000, default 100). Every difference is pushed again, listed or not.
+         * @description Body of `/system/sync/reconcile` (optional): `limit`, how many differing ids to list per kind (1..1000, default 100). Every difference is pushed again, listed or not.
          * @example {
          *       "limit": 100
          *     }
          */
         ReconcileRequest: {
             /**
-             * @description Ids listed per resource, at most.
+             * @description Ids listed per kind (records or attachments), at most.
              * @default 100
              */
             limit: number;
@@ -7296,7 +7308,7 @@ export type components = {
          *     }
          */
         DigestRequest: {
-            resource: components["schemas"]["ResourceKey"];
+            resource: components["schemas"]["ReconciledKind"];
             /** @description The enterprise: required for an `admin`; an `enterprise` account may only name its own (403/2003 otherwise) or leave it out. */
             companyCode?: string;
             /** @description Buckets, as leading hex digits of md5(id), all of the same length (1002 otherwise). */
@@ -7306,7 +7318,7 @@ export type components = {
              * @default false
              */
             records: boolean;
-            /** @description true for the resource's attachments (keyed, bucketed and versioned like records; `id` is the attachment's) instead of its records; absent or false, its records. */
+            /** @description true for the resource's attachments (keyed, bucketed and versioned like records; `id` is the attachment's) instead of its records; absent or false, its records. Supervision facts have no attachments (1002). */
             attachments?: boolean;
         };
         /** @description Envelope of `sync/digest`. */
@@ -7365,12 +7377,6 @@ export type components = {
                 total: number;
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
-        /**
-         * @description What a push carries as records: a business resource, or `monitorAlarm` (alarms, which the enterprise's service writes itself and pushes like records: schema `MonitorAlarm`, never deleted).
-         * @example riskUnit
-         * @enum {string}
-         */
-        PushedKind: "monitorEquip" | "riskUnit" | "riskEvents" | "riskMeasures" | "troubleshootTask" | "troubleshootRecord" | "troubleshootInfo" | "ticketBaseInfo" | "trainBaseInfo" | "monitorAlarm";
         /**
          * @description The readings of one point in one minute, as the enterprise holds them when it pushes (faulty readings included, as in `hazard/monitorData/aggregate`): `min`, `max` and `last` as sent (of equal numbers spelled differently, the earliest by reading time), `avg` rounded half away from zero to at most 6 decimals, `sum` the exact sum of the values (so that the park's wider buckets average exactly), `lastQuality` the quality of the last reading. A minute is the whole of its readings: pushing it again replaces it (a late reading changes the minute, which is pushed again).
          * @example {
@@ -8371,7 +8377,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, prefixes of different lengths, no `companyCode` from an admin, or more than 5000 records asked for. */
+            /** @description Answers HTTP 200 with business code 0, 1002. 1002 a bad body, prefixes of different lengths, no `companyCode` from an admin, attachments of a supervision fact, or more than 5000 records asked for. */
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];

@@ -5,6 +5,7 @@ import type { Role } from '../auth/auth-service.ts'
 import { parkHandlers } from '../http/park-handlers.ts'
 import { parkMonitoringHandlers } from '../http/park-monitoring-handlers.ts'
 import { AlarmOperations } from '../operations/alarm-operations.ts'
+import { ParkMinuteRetention } from '../operations/park-minute-retention.ts'
 import { ParkMonitoring } from '../operations/park-monitoring.ts'
 import { idempotentWrite } from '../http/handlers.ts'
 import { operationIdOf } from '../http/routing.ts'
@@ -24,12 +25,11 @@ const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer
 export const parkEdition: Edition = {
   name: 'park',
   compose(shared: SharedParts): EditionParts {
-    const { config, pool, document, registry, format, compiles, attachmentStore } = shared
-    const monitoring = new ParkMonitoring({
-      store: new ParkMonitoringStore({ pool, format, timeZone: config.timeZone }),
-      compiles,
-      document,
-    })
+    const { config, pool, document, registry, format, compiles, attachmentStore, background, clock, log } = shared
+    const minutes = new ParkMonitoringStore({ pool, format, timeZone: config.timeZone })
+    const monitoring = new ParkMonitoring({ store: minutes, compiles, document })
+    // The pushed minutes of readings expire as the enterprises' readings do.
+    const retention = new ParkMinuteRetention({ background, store: minutes, days: config.readingsRetentionDays, clock, log })
     const park = new ParkOperations({
       monitoring,
       park: new ParkStore({ pool, registry }),
@@ -45,6 +45,7 @@ export const parkEdition: Edition = {
     return {
       refuse: (policy) => parkRefusal(policy.action),
       unlimited: (request) => PUSH_OPERATIONS.has(operationIdOf(request) ?? ''),
+      services: [retention],
       grantableRoles: GRANTABLE_ROLES,
       byEnterprise: true,
       addsHaveEntries: true,

@@ -207,6 +207,7 @@ export const catalogue = {
     en: '{at}.op: {field} is computed as of the read; it takes eq only',
     zh: '{at}.op：{field} 为读取时计算的字段，只支持 eq',
   },
+  factsHaveNoAttachments: { en: 'attachments: {resource} has none', zh: 'attachments：{resource} 没有附件' },
   prefixesSameLength: { en: 'prefixes: must all have the same length', zh: 'prefixes：所有前缀的长度必须相同' },
   prefixesTooMany: {
     en: 'prefixes: more than {limit} records; ask for longer prefixes',

@@ -15,6 +15,7 @@ import type { MonitoringOverview } from '../store/park-monitoring-store.ts'
 import { DIGEST_RECORDS_LIMIT, type ParkStore } from '../store/park-store.ts'
 import type { PushedFact, PushedFactKind, PushedFactStore } from '../store/pushed-facts.ts'
 import type { ApiRecord } from '../store/resource-store.ts'
+import type { SyncTable } from '../store/sync-store.ts'
 import { type AttachmentAddBody, PUSH_ONLY_FIELDS } from './attachment-operations.ts'
 import { type BatchResult, checkBatchSize, isRecord, validatorOf } from './resource-operations.ts'
 import { message } from '../messages/message.ts'
@@ -163,7 +164,7 @@ export class ParkOperations {
   }
 
   /**
-   * Digests of one enterprise's records (or with `attachments`, of the resource's attachments) in
+   * Digests of one enterprise's records, alarms or supervision facts (or with `attachments`, of the resource's attachments) in
    * buckets of ids, or their (id, version, deleted) with `records` (reconciliation). An enterprise
    * account asks for its own enterprise.
    */
@@ -179,14 +180,24 @@ export class ParkOperations {
     if (new Set(body.prefixes.map((prefix) => prefix.length)).size > 1) {
       throw new BusinessError(Code.badParameter, message('prefixesSameLength'))
     }
-    const records = this.registry.get(body.resource)
-    const resource = body.attachments ? attachmentTarget(records) : records
+    const resource = this.digestTable(body.resource, body.attachments ?? false)
     if (!body.records) return success({ buckets: await this.park.digests(resource, companyCode, body.prefixes) })
     const held = await this.park.held(resource, companyCode, body.prefixes)
     if (held.length > DIGEST_RECORDS_LIMIT) {
       throw new BusinessError(Code.badParameter, message('prefixesTooMany', { limit: DIGEST_RECORDS_LIMIT }))
     }
     return success({ records: held })
+  }
+
+  /** The park's table reconciliation reads for a pushed kind: a resource's or the alarms' records or attachments, or a fact's. */
+  private digestTable(key: string, attachments: boolean): SyncTable {
+    const fact = this.facts.get(key)?.kind
+    if (fact === undefined) {
+      const records = this.registry.pushedKind(key)
+      return attachments ? attachmentTarget(records) : records
+    }
+    if (attachments) throw new BusinessError(Code.badParameter, message('factsHaveNoAttachments', { resource: key }))
+    return { key: fact.key, table: fact.parkTable, path: fact.path }
   }
 
   /** Every enterprise with an account or records, its accounts, last push and holdings. */

@@ -14,14 +14,14 @@ import type { PushItem } from '../store/sync-store.ts'
 export type PushResult = components['schemas']['PushResult']
 type DigestRequest = components['schemas']['DigestRequest']
 type DigestData = NonNullable<components['schemas']['DigestEnvelope']['data']>
-type ResourceKey = components['schemas']['ResourceKey']
+type ReconciledKind = components['schemas']['ReconciledKind']
 type PushedKind = components['schemas']['PushedKind']
 type PushedMinute = components['schemas']['PushedMinute']
 type MinutesPushResult = components['schemas']['PushReadingsResult']
 
-/** What reconciliation compares: a resource's records, or its attachments. */
+/** What reconciliation compares: the records of a pushed kind (a resource, alarms, a supervision fact), or its attachments. */
 export interface DigestTarget {
-  resource: ResourceDef
+  key: string
   attachments: boolean
 }
 
@@ -43,8 +43,6 @@ export interface AttachmentPushAnswer {
 const { schemas } = loadOpenApi().document.components
 /** What the document lets a push carry as records (PushedKind: the resources, and alarms). */
 const PUSHED_KINDS = new Set<string>((schemas.PushedKind?.enum as string[] | undefined) ?? [])
-/** The resources, which reconciliation compares (ResourceKey). */
-const RESOURCE_KEYS = new Set<string>((schemas.ResourceKey?.enum as string[] | undefined) ?? [])
 
 function isPushedKind(key: string): key is PushedKind {
   return PUSHED_KINDS.has(key)
@@ -193,10 +191,9 @@ export class ParkClient implements ParkHoldings {
     return data.records
   }
 
-  private digestOf(target: DigestTarget): { resource: ResourceKey; attachments: boolean } {
-    const key = target.resource.key
-    if (!RESOURCE_KEYS.has(key)) throw new Error(`the document reconciles no ${key}`)
-    return { resource: key as ResourceKey, attachments: target.attachments }
+  private digestOf(target: DigestTarget): { resource: ReconciledKind; attachments: boolean } {
+    const { key } = target
+    return { resource: isPushedKind(key) ? key : supervisionPushKey(key), attachments: target.attachments }
   }
 
   private async digest(request: DigestRequest): Promise<DigestData> {

@@ -1,9 +1,11 @@
 // Reconciliation (enterprise edition): finds every difference between what the
 // enterprise holds (live records and tombstones, by id and version) and what the park holds for its
-// companyCode, and pushes those records again; likewise each resource's attachments
-// (pushed like records, so an attachment the park lost is pushed again with its bytes).
+// companyCode, and pushes those records again; likewise the alarms, the supervision facts (zone,
+// calendar years, inspection periods: rows with the push state of records, keyed by their pushed id)
+// and each resource's and the alarms' attachments (pushed like records, so an attachment the park
+// lost is pushed again with its bytes).
 //
-// Cheap when nothing differs: per resource and per resource's attachments, one digest of everything on each side (a count and an
+// Cheap when nothing differs: per kind and per kind's attachments, one digest of everything on each side (a count and an
 // order-independent sum over (id, version, deleted), computed by the database; no record shipped).
 // Where the digests differ, the ids are split into 16 buckets by the next hex digit of md5(id), and
 // only the differing buckets are split further, until a bucket holds few enough records to list
@@ -13,6 +15,7 @@ import type pg from 'pg'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import { attachmentTarget } from '../store/attachment-store.ts'
 import type { Bucket, HeldVersion, ParkStore } from '../store/park-store.ts'
+import { PUSHED_FACTS } from '../store/pushed-facts.ts'
 import type { SyncStore, SyncTable } from '../store/sync-store.ts'
 import type { DigestTarget, ParkHoldings } from './park-client.ts'
 
@@ -25,7 +28,7 @@ const PREFIXES_PER_CALL = 4096
 const HEX = '0123456789abcdef'
 const SETTING = 'sync_reconcile_last'
 
-/** What differs for one resource's records, or for its attachments (then the ids are attachment ids). */
+/** What differs for one kind's records (a resource's, the alarms', a fact's), or for its attachments (then the ids are attachment ids). */
 export interface ResourceDifferences {
   resource: string
   /** Records (tombstones included) on each side. */
@@ -43,13 +46,13 @@ export interface ResourceDifferences {
 
 export interface ReconcileResult {
   time: string
-  /** Differences found (missing + stale + parkOnly, every resource, records and attachments). */
+  /** Differences found (missing + stale + parkOnly, every kind, records and attachments). */
   differences: number
   /** Records and attachments marked pending to be pushed again. */
   repushed: number
   /** Why the run did not complete (the park unreachable, say); null when it did. */
   error: string | null
-  /** Per resource, its records. */
+  /** Per kind (the resources, the alarms, the facts), its records. */
   resources: ResourceDifferences[]
   /** Per resource, its attachments. */
   attachments: ResourceDifferences[]
@@ -92,15 +95,17 @@ export class Reconciler {
       resources: [],
       attachments: [],
     }
+    // Records and alarms first, then the facts naming them, then attachments: in the push's order.
+    const compared: { target: DigestTarget; table: SyncTable }[] = [
+      ...[...this.registry.pushed, ...PUSHED_FACTS].map((table) => ({ target: { key: table.key, attachments: false }, table })),
+      ...this.registry.pushed.map((resource) => ({ target: { key: resource.key, attachments: true }, table: attachmentTarget(resource) })),
+    ]
     try {
-      // Records first, then attachments: a record pushed again goes before its attachments.
-      for (const attachments of [false, true]) {
-        for (const resource of this.registry.all) {
-          const { differences, repush } = await this.compare({ resource, attachments }, limit)
-          result[attachments ? 'attachments' : 'resources'].push(differences)
-          result.differences += differences.missing + differences.stale + differences.parkOnly
-          result.repushed += await this.sync.repush(attachments ? attachmentTarget(resource) : resource, repush)
-        }
+      for (const { target, table } of compared) {
+        const { differences, repush } = await this.compare(target, table, limit)
+        result[target.attachments ? 'attachments' : 'resources'].push(differences)
+        result.differences += differences.missing + differences.stale + differences.parkOnly
+        result.repushed += await this.sync.repush(table, repush)
       }
     } catch (error) {
       result.error = (error as Error).message
@@ -120,9 +125,14 @@ export class Reconciler {
     return rows.length > 0 ? { attachments: [], ...JSON.parse(rows[0].value) } : null
   }
 
-  private async compare(target: DigestTarget, limit: number): Promise<{ differences: ResourceDifferences; repush: string[] }> {
+  /** Compares what the park holds of `target` with the enterprise's `table`. */
+  private async compare(
+    target: DigestTarget,
+    table: SyncTable,
+    limit: number,
+  ): Promise<{ differences: ResourceDifferences; repush: string[] }> {
     const differences: ResourceDifferences = {
-      resource: target.resource.key,
+      resource: target.key,
       enterprise: 0,
       park: 0,
       missing: 0,
@@ -135,7 +145,7 @@ export class Reconciler {
     let first = true
     while (frontier.length > 0) {
       const [local, remote] = await Promise.all([
-        this.digests.digests(tableOf(target), this.companyCode, frontier),
+        this.digests.digests(table, this.companyCode, frontier),
         this.remoteDigests(target, frontier),
       ])
       if (first) {
@@ -152,7 +162,7 @@ export class Reconciler {
         if (size <= LEAF_RECORDS || bucket.prefix.length >= 8) leaves.push({ ...bucket, count: size })
         else split.push(bucket.prefix)
       }
-      for (const group of groupsOf(leaves)) await this.compareRecords(target, group, differences, repush, limit)
+      for (const group of groupsOf(leaves)) await this.compareRecords(target, table, group, differences, repush, limit)
       frontier = split.flatMap((prefix) => [...HEX].map((digit) => prefix + digit))
     }
     return { differences, repush }
@@ -161,13 +171,14 @@ export class Reconciler {
   /** Lists both sides' (id, version, deleted) in these buckets and notes every difference. */
   private async compareRecords(
     target: DigestTarget,
+    table: SyncTable,
     prefixes: string[],
     differences: ResourceDifferences,
     repush: string[],
     limit: number,
   ): Promise<void> {
     const [local, remote] = await Promise.all([
-      this.localHeld(tableOf(target), prefixes),
+      this.localHeld(table, prefixes),
       this.client.held(target, this.companyCode, prefixes),
     ])
     const onPark = new Map(remote.map((record) => [record.id, record]))
@@ -207,11 +218,6 @@ export class Reconciler {
     }
     return buckets
   }
-}
-
-/** The table compared: the resource's, or its attachments' (the same id, version, live and sync columns). */
-function tableOf(target: DigestTarget): SyncTable {
-  return target.attachments ? attachmentTarget(target.resource) : target.resource
 }
 
 /** Leaf buckets grouped by prefix length, each group listing at most LIST_RECORDS records. */

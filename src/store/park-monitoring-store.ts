@@ -65,6 +65,18 @@ export class ParkMonitoringStore extends ZonedReads {
     return rowCount ?? 0
   }
 
+  /**
+   * Deletes up to `limit` pushed minutes older than `before` (found by the minutes' BRIN index, park
+   * migration 161); answers how many. In bounded batches, so that no statement outlasts its timeout.
+   */
+  async pruneMinutes(before: Date, limit: number): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM park_reading_minute WHERE ctid = ANY(ARRAY(SELECT ctid FROM park_reading_minute WHERE minute < $1 LIMIT $2))`,
+      [before, limit],
+    )
+    return rowCount ?? 0
+  }
+
   /** Per point id, the enterprises holding it: its live equipment pushed, or minutes of it. */
   async holders(ids: string[]): Promise<Map<string, string[]>> {
     const { rows } = await this.pool.query<{ id: string; companies: string[] }>(

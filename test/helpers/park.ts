@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import { freePort } from '../../scripts/dev/ports.ts'
 import { eventually } from './eventually.ts'
 import { RESOURCE_PATHS } from './fixtures.ts'
@@ -250,4 +251,15 @@ export async function startEnterprisesPushingTo(
     enterprises.push({ companyCode, edition, token: await loginTo(edition.url) })
   }
   return enterprises
+}
+
+/** One statement on an edition's database, by a connection of its own (the edition may be stopped); answers the rows. */
+export async function sqlOn<T = any>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    return (await client.query(text, values)).rows
+  } finally {
+    await client.end()
+  }
 }

@@ -5,7 +5,6 @@
 // account cannot push or read another enterprise's records; two records swapping their monitorCode
 // while the park is down converge; reconciliation finds and re-pushes records removed from the park
 // by hand and those lost when the park's database is restored from an earlier copy.
-import pg from 'pg'
 import t from 'tap'
 import { pushedRecord, record } from '../helpers/fixtures.ts'
 import {
@@ -14,6 +13,7 @@ import {
   post,
   type PushingEnterprise,
   pushRecords,
+  sqlOn as sql,
   startEnterprisesPushingTo,
   startParkProcess,
 } from '../helpers/park.ts'
@@ -34,16 +34,6 @@ const enterprises = await startEnterprisesPushingTo(t, { url: park.url, token: p
   PARK_TIMEOUT_MS: '2000',
 }))
 type Enterprise = PushingEnterprise
-
-const sql = async <T = any>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    return (await client.query(text, values)).rows
-  } finally {
-    await client.end()
-  }
-}
 
 /** A statement run on the server's administrative database (creating and dropping databases). */
 const administer = async (text: string): Promise<void> => {
