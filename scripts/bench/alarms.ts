@@ -8,12 +8,11 @@
 // - points that stop sending (offlineAfterSeconds 10, one reading each): from their deadline (the
 //   reading sent plus 10 s) until the enterprise's search answers their offline alarm;
 // - the enterprise's resident memory, sampled every second while the load runs.
-import { ensureEnterpriseAccount } from '../dev/park-account.ts'
 import { delay, fail, halted, median, note } from './common.ts'
 import { type Databases, query } from './database.ts'
 import { monitorEquipExample } from './bodies.ts'
 import { login, ok } from './http.ts'
-import { COMPANY_CODE, EDITION_PASSWORD, memory, type Proc, startEdition, stop } from './processes.ts'
+import { COMPANY_CODE, EDITION_PASSWORD, memory, type Proc, startPushingPair, stop } from './processes.ts'
 import { addRow } from './report.ts'
 import { settings } from './settings.ts'
 
@@ -158,15 +157,13 @@ export async function alarmGroup(databases: Databases): Promise<void> {
   const count = settings.alarms
   const procs: Proc[] = []
   try {
-    const park = await startEdition('alarms-park', 'park', await databases.create('alarms_park'), { raisedLimits: false })
-    procs.push(park)
-    await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, account)
     const enterpriseUrl = await databases.create('alarms_enterprise')
-    const enterpriseProc = await startEdition('alarms-enterprise', 'enterprise', enterpriseUrl, {
-      raisedLimits: true,
-      extra: { PARK_URL: park.url, PARK_USER: account.userName, PARK_PASSWORD: account.password },
-    })
-    procs.push(enterpriseProc)
+    const { park, enterprise: enterpriseProc } = await startPushingPair(
+      { park: 'alarms-park', enterprise: 'alarms-enterprise' },
+      { park: await databases.create('alarms_park'), enterprise: enterpriseUrl },
+      account,
+      procs,
+    )
     const enterprise = { proc: enterpriseProc, token: await login(enterpriseProc.url, 'admin', EDITION_PASSWORD) }
     const parkEdition = { proc: park, token: await login(park.url, 'admin', EDITION_PASSWORD) }
     const ids = [
