@@ -181,6 +181,12 @@ export async function readingsGroup(databases: Databases): Promise<void> {
           ? undefined
           : `${data?.list?.length} readings answered, expected ${Math.min(pageSize, inRange)}`,
     })
+    // A yardstick of the machine's speed during the run: the reads group times the same call.
+    await timeRead('readings', edition.url, token, {
+      what: "/system/sync/status on the same edition (the machine's speed)",
+      path: '/system/sync/status',
+      body: {},
+    })
     await bytesPerReading(url, readings)
   } finally {
     await stop(edition)
