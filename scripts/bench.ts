@@ -15,6 +15,9 @@
 //   indicators  /system/indicators of a year and a task's periods of a year, BENCH_INDICATOR_RECORDS periods
 //   park-indicators  /system/indicators of 100 enterprises, BENCH_PARK_INDICATOR_RECORDS periods
 //   ingest      monitoring readings over HTTP against a bare multi-row insert of the same rows
+//   alarms      how soon alarms are readable (enterprise, park, offline) under a load of readings,
+//               and the enterprise's RSS under that load
+//   readings    reads of readings (latest, aggregate, list) on BENCH_READINGS readings, their bytes on disk
 // The add baseline runs whenever add, history or park does.
 //
 // PostgreSQL: DATABASE_URL (an admin URL) when set, else a throw-away embedded server.
@@ -27,6 +30,8 @@ import { Databases } from './bench/database.ts'
 import { drainGroup } from './bench/drain.ts'
 import { indicatorGroups } from './bench/indicators.ts'
 import { ingestGroup } from './bench/ingest.ts'
+import { alarmGroup } from './bench/alarms.ts'
+import { readingsGroup } from './bench/readings.ts'
 import { readGroups } from './bench/reads.ts'
 import { table, writeJson } from './bench/report.ts'
 import { settings, wants } from './bench/settings.ts'
@@ -50,6 +55,8 @@ try {
     if ((wants('reads') || wants('park-reads')) && failures.length === 0) await readGroups(databases)
     if ((wants('indicators') || wants('park-indicators')) && failures.length === 0) await indicatorGroups(databases)
     if (wants('ingest') && failures.length === 0) await ingestGroup(databases)
+    if (wants('alarms') && failures.length === 0) await alarmGroup(databases)
+    if (wants('readings') && failures.length === 0) await readingsGroup(databases)
   } finally {
     await databases.close()
   }

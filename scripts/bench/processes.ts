@@ -6,6 +6,7 @@ import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { MAIN, MAIN_V8_FLAGS, mainEnv } from '../dev/editions.ts'
+import { ensureEnterpriseAccount, type ParkAccount } from '../dev/park-account.ts'
 import { freePort } from '../dev/ports.ts'
 import { fail, note } from './common.ts'
 import { settings } from './settings.ts'
@@ -115,6 +116,27 @@ export async function startEdition(
   watch(proc)
   note(`${name} edition ready at ${proc.url} (pid ${proc.pid})`)
   return proc
+}
+
+/**
+ * A park edition (default limits: it receives pushes), the enterprise's account on it, then an
+ * enterprise edition pushing to it with that account; both into `procs`, which the caller stops.
+ */
+export async function startPushingPair(
+  names: { park: string; enterprise: string },
+  databaseUrls: { park: string; enterprise: string },
+  account: ParkAccount,
+  procs: Proc[],
+): Promise<{ park: Proc; enterprise: Proc }> {
+  const park = await startEdition(names.park, 'park', databaseUrls.park, { raisedLimits: false })
+  procs.push(park)
+  await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, account)
+  const enterprise = await startEdition(names.enterprise, 'enterprise', databaseUrls.enterprise, {
+    raisedLimits: true,
+    extra: { PARK_URL: park.url, PARK_USER: account.userName, PARK_PASSWORD: account.password },
+  })
+  procs.push(enterprise)
+  return { park, enterprise }
 }
 
 export async function stop(proc: Proc | undefined): Promise<void> {

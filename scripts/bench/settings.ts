@@ -13,7 +13,19 @@ function setting(name: string, fallback: number, min: number): number {
 }
 
 /** The row groups, in the order they run. */
-export const GROUPS = ['add', 'history', 'park', 'drain', 'reads', 'park-reads', 'indicators', 'park-indicators', 'ingest'] as const
+export const GROUPS = [
+  'add',
+  'history',
+  'park',
+  'drain',
+  'reads',
+  'park-reads',
+  'indicators',
+  'park-indicators',
+  'ingest',
+  'alarms',
+  'readings',
+] as const
 export type Group = (typeof GROUPS)[number]
 
 function groups(): Set<Group> {
@@ -47,6 +59,10 @@ export const settings = {
   indicatorRecords: Math.round(setting('BENCH_INDICATOR_RECORDS', 200_000, 1_000)),
   /** Inspection periods of the park's 100 enterprises (park indicators). */
   parkIndicatorRecords: Math.round(setting('BENCH_PARK_INDICATOR_RECORDS', 1_000_000, 1_000)),
+  /** Probe alarms whose delays are measured (alarms). */
+  alarms: Math.round(setting('BENCH_ALARMS', 200, 10)),
+  /** Readings stored for the reads of readings (readings; the targets are set at 100 000 000). */
+  readings: Math.round(setting('BENCH_READINGS', 10_000_000, 100_000)),
   /** Pending records of the backlog (drain). */
   drainRecords: Math.round(setting('BENCH_DRAIN_RECORDS', 20_000, 100)),
   /** The deep page of the reads (pages of 20), reached by following `next`. */

@@ -5,13 +5,12 @@
 // machine's load hits them alike. Ratios pair each run with the baseline run of its round (the
 // median of those pairs is judged), best against best is shown too. After each run with a park,
 // the time until every record written is `synced` (polled in the enterprise's database).
-import { ensureEnterpriseAccount } from '../dev/park-account.ts'
 import { delay, fail, halted, median, note } from './common.ts'
 import { Bodies } from './bodies.ts'
 import { connect, type Databases, query } from './database.ts'
 import { login, ok } from './http.ts'
 import { type LoadRun, rejected, runLoad } from './load.ts'
-import { COMPANY_CODE, EDITION_PASSWORD, memory, type Proc, startBaseline, startEdition, stop } from './processes.ts'
+import { COMPANY_CODE, EDITION_PASSWORD, memory, type Proc, startBaseline, startEdition, startPushingPair, stop } from './processes.ts'
 import { addRow } from './report.ts'
 import { settings, wants } from './settings.ts'
 
@@ -80,15 +79,13 @@ async function setUp(databases: Databases, procs: Proc[]): Promise<Load[]> {
   }
   if (wants('park')) {
     const parkDatabaseUrl = await databases.create('park')
-    const park = await startEdition('park', 'park', parkDatabaseUrl, { raisedLimits: false })
-    procs.push(park)
-    await ensureEnterpriseAccount(park.url, EDITION_PASSWORD, enterpriseAccount)
     const url = await databases.create('enterprise_pushing')
-    const pushing = await startEdition('enterprise-with-park', 'enterprise', url, {
-      raisedLimits: true,
-      extra: { PARK_URL: park.url, PARK_USER: enterpriseAccount.userName, PARK_PASSWORD: enterpriseAccount.password },
-    })
-    procs.push(pushing)
+    const { enterprise: pushing } = await startPushingPair(
+      { park: 'park', enterprise: 'enterprise-with-park' },
+      { park: parkDatabaseUrl, enterprise: url },
+      enterpriseAccount,
+      procs,
+    )
     const load = await serviceLoad('service+park', pushing, url, 'p-')
     load.synced = { seconds: [], pendingAtEnd: [], parkDatabaseUrl }
     loads.push(load)

@@ -3,7 +3,7 @@
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
 import type { InstantFormatter } from './instant-format.ts'
-import { readingMilliseconds } from './reading-store.ts'
+import { READING_EPOCH, readingMilliseconds } from './reading-store.ts'
 import { literal } from './sql-text.ts'
 import { message } from '../messages/message.ts'
 
@@ -25,6 +25,21 @@ export interface BucketOut {
   avg: string
   last: string
   count: number
+}
+
+interface AggregateRow {
+  id: string
+  point: number
+  bucket: Date
+  count: number
+  avg: string
+  min: string
+  max: string
+  last: string
+  /** The time of the reading chosen, when its text is kept apart. */
+  minKept: number | null
+  maxKept: number | null
+  lastKept: number | null
 }
 
 export interface LatestOut {
@@ -66,7 +81,17 @@ export abstract class ZonedReads {
 
   /** The start of the bucket holding the instant `column`, aligned to the zone (a `1d` bucket is a local day). */
   protected bucketStart(bucket: Bucket, column: string): string {
-    return `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, ${column} AT TIME ZONE ${this.zone}, timestamp '2000-01-01') AT TIME ZONE ${this.zone}`
+    return this.zoned(this.localBucketStart(bucket, column))
+  }
+
+  /** The start of the bucket holding the instant `column`, as a local time of the zone. */
+  protected localBucketStart(bucket: Bucket, column: string): string {
+    return `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, ${column} AT TIME ZONE ${this.zone}, timestamp '2000-01-01')`
+  }
+
+  /** The instant of the local time `column` in the zone. */
+  protected zoned(column: string): string {
+    return `${column} AT TIME ZONE ${this.zone}`
   }
 }
 
@@ -74,9 +99,11 @@ export class ReadingQueries extends ZonedReads {
   /** Readings of a point with from <= time < to (reading seconds), after the cursor's time, ascending. */
   async list(query: { monitorEquipId: string; from: number; to: number; pageSize: number; after?: string }) {
     const start = query.after === undefined ? query.from : Math.max(query.from, decodeAfter(query.after) + 1)
+    // The point's number first: the day partitions are then read in time order through their
+    // (point, time) keys and the scan stops at the page's end, not after every reading in range.
     const { rows } = await this.pool.query<{ time: number; fault: boolean; value: string }>(
-      `SELECT r.time, r.fault, ${VALUE} AS value FROM monitor_reading r JOIN monitor_point p ON p.point = r.point ` +
-        `WHERE p."monitorEquipId" = $1 AND r.time >= $2 AND r.time < $3 ORDER BY r.time LIMIT $4`,
+      `SELECT r.time, r.fault, ${VALUE} AS value FROM monitor_reading r ` +
+        `WHERE r.point = (SELECT point FROM monitor_point WHERE "monitorEquipId" = $1) AND r.time >= $2 AND r.time < $3 ORDER BY r.time LIMIT $4`,
       [query.monitorEquipId, start, query.to, query.pageSize + 1],
     )
     const page = rows.slice(0, query.pageSize)
@@ -92,40 +119,70 @@ export class ReadingQueries extends ZonedReads {
 
   /** Per point, the buckets holding readings of from <= time < to. */
   async aggregate(query: { monitorEquipIds: string[]; from: number; to: number; bucket: Bucket }) {
-    const bucket = this.bucketStart(query.bucket, 'reading_instant(r.time)')
-    const { rows } = await this.pool.query<{
-      id: string
-      bucket: Date
-      min: string
-      max: string
-      avg: string
-      last: string
-      count: number
-    }>(
-      `SELECT p."monitorEquipId" AS id, ${bucket} AS bucket, count(*)::int AS count, ` +
-        `(array_agg(${VALUE} ORDER BY r.value, r.time))[1] AS min, (array_agg(${VALUE} ORDER BY r.value DESC, r.time))[1] AS max, ` +
-        `(array_agg(${VALUE} ORDER BY r.time DESC))[1] AS last, round(sum(r.value) / count(*), 6)::text AS avg ` +
+    // Per reading only what is cheap: its local bucket (the instant from its seconds, not through
+    // interval arithmetic) and plain aggregates. min, max and last are the least or greatest of
+    // [value, time] arrays (numbers compared as numbers, the earliest time among equal ones; last:
+    // the greatest [time, value]), so no bucket sorts its readings and no value is written as text
+    // but the chosen ones. The third element marks a reading whose text is kept apart (`sent`): those
+    // are read back by their key afterwards.
+    const keptApart = `CASE WHEN r.sent IS NULL THEN 0 ELSE 1 END`
+    const chosen = (array: string, value: number, time: string, name: string) =>
+      `${array}[${value}]::text AS ${name}, CASE WHEN ${array}[3] = 1 THEN ${time} END AS "${name}Kept"`
+    const { rows } = await this.pool.query<AggregateRow>(
+      `SELECT g.id, g.point, ${this.zoned('g.bucket')} AS bucket, g.count, g.avg, ${chosen('g.low', 1, 'g.low[2]::int', 'min')}, ` +
+        `${chosen('g.high', 1, '(-g.high[2])::int', 'max')}, ${chosen('g.newest', 2, 'g.newest[1]::int', 'last')} ` +
+        `FROM (SELECT p."monitorEquipId" AS id, p.point, ${this.localBucketStart(query.bucket, `to_timestamp(r.time + ${READING_EPOCH}::float8)`)} AS bucket, ` +
+        `count(*)::int AS count, round(sum(r.value) / count(*), 6)::text AS avg, min(ARRAY[r.value, r.time, ${keptApart}]) AS low, ` +
+        `max(ARRAY[r.value, -r.time, ${keptApart}]) AS high, max(ARRAY[r.time, r.value, ${keptApart}]) AS newest ` +
         `FROM monitor_reading r JOIN monitor_point p ON p.point = r.point ` +
-        `WHERE p."monitorEquipId" = ANY($1::text[]) AND r.time >= $2 AND r.time < $3 GROUP BY 1, 2 ORDER BY 1, 2`,
+        `WHERE p."monitorEquipId" = ANY($1::text[]) AND r.time >= $2 AND r.time < $3 GROUP BY 1, 2, 3) g ORDER BY 1, 3`,
       [query.monitorEquipIds, query.from, query.to],
     )
+    const kept = await this.keptTexts(rows)
+    const text = (row: AggregateRow, name: 'min' | 'max' | 'last') => {
+      const time = row[`${name}Kept`]
+      return time === null ? row[name] : (kept.get(`${row.point}:${time}`) ?? row[name])
+    }
     const byPoint = new Map<string, BucketOut[]>(query.monitorEquipIds.map((id) => [id, []]))
     for (const row of rows) {
       byPoint.get(row.id)?.push({
         time: this.format(row.bucket),
-        min: row.min,
-        max: row.max,
+        min: text(row, 'min'),
+        max: text(row, 'max'),
         avg: trimmed(row.avg),
-        last: row.last,
+        last: text(row, 'last'),
         count: row.count,
       })
     }
     return { list: [...byPoint].map(([monitorEquipId, buckets]) => ({ monitorEquipId, buckets })) }
   }
 
+  /** The texts kept apart of the readings an aggregate chose, by "point:time". */
+  private async keptTexts(rows: AggregateRow[]): Promise<Map<string, string>> {
+    const points: number[] = []
+    const times: number[] = []
+    for (const row of rows) {
+      for (const time of [row.minKept, row.maxKept, row.lastKept]) {
+        if (time !== null) {
+          points.push(row.point)
+          times.push(time)
+        }
+      }
+    }
+    if (points.length === 0) return new Map()
+    const kept = await this.pool.query<{ point: number; time: number; sent: string }>(
+      `SELECT r.point, r.time, r.sent FROM monitor_reading r JOIN unnest($1::int[], $2::int[]) AS k(point, time) ` +
+        `ON r.point = k.point AND r.time = k.time`,
+      [points, times],
+    )
+    return new Map(kept.rows.map((row) => [`${row.point}:${row.time}`, row.sent]))
+  }
+
   /** The live board: a page of live points (those named, or all) with their newest reading and active alarms. */
   async latest(query: { monitorEquipIds?: string[]; pageNum: number; pageSize: number }) {
     const named = query.monitorEquipIds ?? null
+    // One round trip: the page is cut before its points' readings and alarms are joined, so only the
+    // page's rows are looked up (the alarms through the index of active alarms).
     const { rows } = await this.pool.query<{
       id: string
       monitorCode: string
@@ -133,16 +190,15 @@ export class ReadingQueries extends ZonedReads {
       newestValue: string | null
       newestQuality: number | null
       total: number
+      alarms: LatestOut['alarms'] | null
     }>(
-      `SELECT e.id, e."monitorCode", p."newestTime", p."newestValue", p."newestQuality", count(*) OVER ()::int AS total ` +
-        `FROM monitor_equip e LEFT JOIN monitor_point p ON p."monitorEquipId" = e.id ` +
-        `WHERE e.live AND ($1::text[] IS NULL OR e.id = ANY($1::text[])) ORDER BY e.id COLLATE "C" LIMIT $2 OFFSET $3`,
+      `WITH page AS (SELECT e.id, e."monitorCode", count(*) OVER ()::int AS total FROM monitor_equip e ` +
+        `WHERE e.live AND ($1::text[] IS NULL OR e.id = ANY($1::text[])) ORDER BY e.id COLLATE "C" LIMIT $2 OFFSET $3) ` +
+        `SELECT page.id, page."monitorCode", page.total, p."newestTime", p."newestValue", p."newestQuality", ` +
+        `(SELECT json_agg(json_build_object('id', a.id, 'kind', a.kind, 'level', a.level, 'shelved', a.shelved) ORDER BY a."startTime", a.id) ` +
+        `FROM monitor_alarm a WHERE a.status = 'active' AND a."monitorEquipId" = page.id) AS alarms ` +
+        `FROM page LEFT JOIN monitor_point p ON p."monitorEquipId" = page.id ORDER BY page.id COLLATE "C"`,
       [named, query.pageSize, (query.pageNum - 1) * query.pageSize],
-    )
-    const ids = rows.map((row) => row.id)
-    const alarms = await this.pool.query<{ monitorEquipId: string; id: string; kind: string; level: number | null; shelved: boolean }>(
-      `SELECT "monitorEquipId", id, kind, level, shelved FROM monitor_alarm WHERE status = 'active' AND "monitorEquipId" = ANY($1::text[]) ORDER BY "startTime", id`,
-      [ids],
     )
     const list: LatestOut[] = rows.map((row) => ({
       monitorEquipId: row.id,
@@ -150,9 +206,7 @@ export class ReadingQueries extends ZonedReads {
       time: row.newestTime === null ? null : this.format(new Date(readingMilliseconds(row.newestTime))),
       value: row.newestValue,
       quality: row.newestQuality,
-      alarms: alarms.rows
-        .filter((alarm) => alarm.monitorEquipId === row.id)
-        .map(({ id, kind, level, shelved }) => ({ id, kind, level, shelved })),
+      alarms: row.alarms ?? [],
     }))
     // A page past the last holds no row to count on: the total is counted alone then.
     const total =

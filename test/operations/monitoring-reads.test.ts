@@ -107,4 +107,16 @@ t.test('latest: each live point with its newest reading by time, or nulls before
   )
   t.equal((await must('/hazard/monitorData/latest', {})).total, 3, 'every live point without ids')
 })
+
+t.test('aggregate: a negative zero chosen as min, max or last is given back as sent', async (t) => {
+  await must('/hazard/monitorEquip/add', record('monitorEquip', 'R-4'))
+  await send('R-4', [
+    [100, '-0.0'],
+    [110, '0'],
+    [120, '-0'],
+  ])
+  const data = await must('/hazard/monitorData/aggregate', { monitorEquipIds: ['R-4'], from: at(0), to: at(600), bucket: '10m' })
+  const time = new Date(midnight + 8 * 3600_000).toISOString().replace('.000Z', '+08:00')
+  t.same(data.list[0].buckets, [{ time, min: '-0.0', max: '-0.0', avg: '0', last: '-0', count: 3 }])
+})
 t.end()
