@@ -8,6 +8,7 @@ import { monitoringHandlers } from '../http/monitoring-handlers.ts'
 import { supervisionHandlers } from '../http/supervision-handlers.ts'
 import { liveMonitoring } from '../operations/monitoring-parts.ts'
 import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
+import { CompanionPush } from '../park/companion-push.ts'
 import { MinutePush } from '../park/minute-push.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
@@ -72,6 +73,7 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     push: (items: PushedFact[]) => client.pushFacts(kind, items),
   }))
   const settings = config.push
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings, log, reconciler, streams: [minutes], kinds })
+  const companions = new CompanionPush({ kinds, streams: [minutes] })
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings, log, reconciler, companions })
   return { push, reconciler }
 }
