@@ -6,6 +6,7 @@ import { isFormat } from '../contract/validation.ts'
 import { BusinessError, Code } from '../errors.ts'
 import { type FieldDef, type ResourceDef, readableFields } from '../resources/resource-registry.ts'
 import { decodeCursor, type SortKey } from '../store/cursor.ts'
+import { OWN_RECORDS, type RecordScope } from '../store/record-scope.ts'
 import type { Comparison, Condition, SearchQuery } from '../store/resource-sql.ts'
 import { type Message, message } from '../messages/message.ts'
 
@@ -25,11 +26,15 @@ export const IN_LIMIT = 500
 const COMPARISONS: readonly string[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] satisfies Comparison[]
 
 /**
- * The request checked against the resource's fields: 1002 naming the first thing wrong.
- * `byEnterprise`: records are keyed by (companyCode, id), as on the park, where several enterprises
- * may hold one id: the company code is the last tie-breaker.
+ * The request checked against the resource's fields: 1002 naming the first thing wrong. `scope`:
+ * whose records are searched (where several enterprises may hold one id, the company code is the
+ * last tie-breaker).
  */
-export function validSearch(resource: Pick<ResourceDef, 'fields' | 'computed'>, request: SearchRequest, byEnterprise = false): SearchQuery {
+export function validSearch(
+  resource: Pick<ResourceDef, 'fields' | 'computed'>,
+  request: SearchRequest,
+  scope: Pick<RecordScope, 'tieBreakers'> = OWN_RECORDS,
+): SearchQuery {
   const fields = readableFields(resource)
   const computed = new Set((resource.computed ?? []).map((field) => field.name))
   const field = (name: string, at: string): FieldDef => {
@@ -43,11 +48,11 @@ export function validSearch(resource: Pick<ResourceDef, 'fields' | 'computed'>, 
     if (computed.has(name)) throw new BusinessError(Code.badParameter, message('computedOrdersNothing', { field: name }))
     return { name, kind, desc: direction === 'desc', nullable: true }
   })
-  // Without orderBy, list's order (the newest write first); ties broken by id ascending (then, on the
-  // park, by company code), which makes every order total.
+  // Without orderBy, list's order (the newest write first); ties broken by id ascending (then, where
+  // several enterprises may hold one id, by company code), which makes every order total.
   if (keys.length === 0) keys.push({ name: 'updateTime', kind: 'instant', desc: true, nullable: false })
   keys.push({ name: 'id', kind: 'id', desc: false, nullable: false })
-  if (byEnterprise) keys.push({ name: 'companyCode', kind: 'id', desc: false, nullable: false })
+  keys.push(...scope.tieBreakers)
   const cursor = request.after === undefined ? undefined : decodeCursor(request.after, keys)
   const conditions = (request.conditions ?? []).map((condition, index) => {
     const at = `conditions[${index}]`

@@ -7,7 +7,8 @@ import { idempotentWrite, type Write } from '../http/handlers.ts'
 import { monitoringHandlers } from '../http/monitoring-handlers.ts'
 import { supervisionHandlers } from '../http/supervision-handlers.ts'
 import { liveMonitoring } from '../operations/monitoring-parts.ts'
-import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
+import { ownSupervision } from '../operations/supervision/supervision-wiring.ts'
+import { CompanionPush } from '../park/companion-push.ts'
 import { MinutePush } from '../park/minute-push.ts'
 import { ParkClient } from '../park/park-client.ts'
 import { ParkPush } from '../park/park-push.ts'
@@ -15,6 +16,7 @@ import { Reconciler } from '../park/reconcile.ts'
 import { ChangedMinutes } from '../store/minute-store.ts'
 import { ParkStore } from '../store/park-store.ts'
 import { PUSHED_FACTS, type PushedFact, PushedFactStore } from '../store/pushed-facts.ts'
+import { OWN_RECORDS } from '../store/record-scope.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'collector'])
@@ -24,7 +26,7 @@ export const enterpriseEdition: Edition = {
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
     // Periods written are pushed like records: the push is woken as they are.
-    const supervision = supervisionParts(shared, { keepsPeriods: true, byEnterprise: false, periodsWritten: () => void push?.push.wake() })
+    const supervision = ownSupervision(shared, { periodsWritten: () => void push?.push.wake() })
     // With a park, each batch of readings notes the minutes it changed: the park receives them as aggregates.
     const monitoring = liveMonitoring(shared, { notesMinutes: push !== undefined })
     return {
@@ -32,7 +34,7 @@ export const enterpriseEdition: Edition = {
       reconciler: push?.reconciler,
       services: [supervision, monitoring.jobs],
       grantableRoles: GRANTABLE_ROLES,
-      byEnterprise: false,
+      records: OWN_RECORDS,
       addsHaveEntries: false,
       handlers: ({ writes, history, attachments }) => {
         const write = (operationId: string, run: Write) => idempotentWrite(writes, operationId, run)
@@ -72,6 +74,7 @@ function parkPush(shared: SharedParts): { push: ParkPush; reconciler: Reconciler
     push: (items: PushedFact[]) => client.pushFacts(kind, items),
   }))
   const settings = config.push
-  const push = new ParkPush({ background, sync, attachments, registry, client, settings, log, reconciler, streams: [minutes], kinds })
+  const companions = new CompanionPush({ kinds, streams: [minutes] })
+  const push = new ParkPush({ background, sync, attachments, registry, client, settings, log, reconciler, companions })
   return { push, reconciler }
 }

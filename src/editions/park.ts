@@ -10,7 +10,7 @@ import { ParkMonitoring } from '../operations/park-monitoring.ts'
 import { idempotentWrite } from '../http/handlers.ts'
 import { operationIdOf } from '../http/routing.ts'
 import { supervisionHandlers } from '../http/supervision-handlers.ts'
-import { supervisionParts } from '../operations/supervision/supervision-wiring.ts'
+import { parkSupervision } from '../operations/supervision/supervision-wiring.ts'
 import { ParkOperations } from '../operations/park-operations.ts'
 import { PUSH_OPERATIONS, parkRefusal } from '../park/park-policy.ts'
 import { AlarmStore } from '../store/alarm-store.ts'
@@ -18,6 +18,7 @@ import { ParkMonitoringStore } from '../store/park-monitoring-store.ts'
 import { ParkStore } from '../store/park-store.ts'
 import type { HistoryStore } from '../store/history-store.ts'
 import { PUSHED_FACTS, PushedFactStore } from '../store/pushed-facts.ts'
+import { PUSHED_RECORDS } from '../store/record-scope.ts'
 import type { Edition, EditionParts, SharedParts } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'enterprise'])
@@ -41,13 +42,13 @@ export const parkEdition: Edition = {
       attachmentMaxBytes: config.attachmentMaxBytes,
       facts: { store: new PushedFactStore({ pool }), kinds: PUSHED_FACTS },
     })
-    const supervision = supervisionParts(shared, { keepsPeriods: false, byEnterprise: true })
+    const supervision = parkSupervision(shared)
     return {
       refuse: (policy) => parkRefusal(policy.action),
       unlimited: (request) => PUSH_OPERATIONS.has(operationIdOf(request) ?? ''),
       services: [retention],
       grantableRoles: GRANTABLE_ROLES,
-      byEnterprise: true,
+      records: PUSHED_RECORDS,
       addsHaveEntries: true,
       handlers: ({ writes, history }) => [
         ...parkHandlers({ registry, park }),
@@ -62,5 +63,5 @@ export const parkEdition: Edition = {
 function parkAlarms(shared: SharedParts, history: HistoryStore): AlarmOperations {
   const { config, pool, document, format, clock } = shared
   const alarms = new AlarmStore({ companyCode: config.companyCode })
-  return new AlarmOperations({ pool, document, alarms, history, companyCode: config.companyCode, format, clock, byEnterprise: true })
+  return new AlarmOperations({ pool, document, alarms, history, companyCode: config.companyCode, format, clock, scope: PUSHED_RECORDS })
 }

@@ -50,6 +50,7 @@ import { type InstantFormatter, instantFormatter } from '../store/instant-format
 import { Housekeeping } from '../store/housekeeping.ts'
 import { migrate, type MigrationEdition } from '../store/migrate.ts'
 import { ResourceStore } from '../store/resource-store.ts'
+import type { RecordScope } from '../store/record-scope.ts'
 import { SyncStore } from '../store/sync-store.ts'
 import { message } from '../messages/message.ts'
 
@@ -109,8 +110,8 @@ export interface EditionParts {
   services?: { start(): Promise<void>; stop(): Promise<void> }[]
   /** The roles an admin may grant. */
   grantableRoles: ReadonlySet<Role>
-  /** Many enterprises' records in one table, keyed by (companyCode, id), counted per enterprise as they are written. */
-  byEnterprise: boolean
+  /** Whose records the tables hold: the enterprise's own, or many enterprises' as pushed, keyed by (companyCode, id). */
+  records: RecordScope
   /** Every version arrives with its history entry, adds included. */
   addsHaveEntries: boolean
   /**
@@ -262,7 +263,7 @@ function operationHandlers(
     registry,
     companyCode: config.companyCode,
     format,
-    countsByEnterprise: parts.byEnterprise,
+    scope: parts.records,
     timeZone: config.timeZone,
   })
   const resources = new ResourceOperations({
@@ -272,7 +273,7 @@ function operationHandlers(
     document,
     registry,
     log: app.log,
-    byEnterprise: parts.byEnterprise,
+    scope: parts.records,
   })
   const attachments = new AttachmentOperations({ store: attachmentStore, maxBytes: config.attachmentMaxBytes })
   const system = new SystemOperations({

@@ -10,6 +10,7 @@ import type { AlarmHandling, AlarmStore } from '../store/alarm-store.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { shelvePoint } from '../store/reading-store.ts'
+import type { RecordScope } from '../store/record-scope.ts'
 import { type ApiRecord, type Page, ResourceStore, type WriteContext } from '../store/resource-store.ts'
 import type pg from 'pg'
 import { inWriteTransaction } from './reading-ingest.ts'
@@ -33,8 +34,8 @@ export class AlarmOperations {
   private readonly history: HistoryStore
   private readonly format: InstantFormatter
   private readonly clock: () => number
-  /** Park edition: many enterprises' alarms, as pushed, keyed by (companyCode, id). */
-  private readonly byEnterprise: boolean
+  /** Whose alarms: the enterprise's own, or many enterprises' as pushed, keyed by (companyCode, id). */
+  private readonly scope: RecordScope | undefined
 
   constructor(options: {
     pool: pg.Pool
@@ -44,10 +45,11 @@ export class AlarmOperations {
     companyCode: string
     format: InstantFormatter
     clock: () => number
-    byEnterprise?: boolean
+    /** OWN_RECORDS unless named. */
+    scope?: RecordScope
   }) {
     const { pool, format } = options
-    this.byEnterprise = options.byEnterprise ?? false
+    this.scope = options.scope
     this.pool = pool
     this.alarms = options.alarms
     this.history = options.history
@@ -59,12 +61,12 @@ export class AlarmOperations {
       registry: { all: [this.resource] },
       companyCode: options.companyCode,
       format,
-      countsByEnterprise: this.byEnterprise,
+      scope: this.scope,
     })
   }
 
   page(request: SearchRequest): Promise<Page> {
-    return this.records.page(this.resource, validSearch(this.resource, request, this.byEnterprise))
+    return this.records.page(this.resource, validSearch(this.resource, request, this.scope))
   }
 
   /** On the park several enterprises may hold one id: `companyCode` names which (without it, 1002 when several do). */

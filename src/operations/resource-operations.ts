@@ -9,6 +9,7 @@ import { BusinessError, Code, GENERIC_BUSY_MESSAGE, severalEnterprises } from '.
 import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
 import { classifyDatabaseError } from '../store/database-errors.ts'
 import type { HistoryPage, HistoryStore } from '../store/history-store.ts'
+import type { RecordScope } from '../store/record-scope.ts'
 import { type ApiRecord, type Page, type ResourceStore, VersionConflict, type WriteContext } from '../store/resource-store.ts'
 import { english, message } from '../messages/message.ts'
 
@@ -27,7 +28,7 @@ export class ResourceOperations {
   private readonly historyStore: HistoryStore
   /** Where an unexpected failure of one batch item is logged (the item answers -1, the batch goes on). */
   private readonly log: Pick<FastifyBaseLogger, 'error'> | undefined
-  private readonly byEnterprise: boolean
+  private readonly scope: RecordScope | undefined
 
   constructor(options: {
     store: ResourceStore
@@ -37,10 +38,10 @@ export class ResourceOperations {
     document: OpenApiDocument
     registry: ResourceRegistry
     log?: Pick<FastifyBaseLogger, 'error'>
-    /** Records keyed by (companyCode, id): several enterprises' in one table. */
-    byEnterprise?: boolean
+    /** Whose records are searched: the store's (OWN_RECORDS unless named). */
+    scope?: RecordScope
   }) {
-    this.byEnterprise = options.byEnterprise ?? false
+    this.scope = options.scope
     const { compiles, document, registry } = options
     this.store = options.store
     this.historyStore = options.history
@@ -99,7 +100,7 @@ export class ResourceOperations {
   }
 
   async page(resource: ResourceDef, request: SearchRequest): Promise<Page> {
-    return this.store.page(resource, validSearch(resource, request, this.byEnterprise))
+    return this.store.page(resource, validSearch(resource, request, this.scope))
   }
 
   /** A record's history, newest first (deleted records keep theirs). */

@@ -8,22 +8,11 @@
 // minute pushed twice (an answer lost) does no harm.
 import type { FastifyBaseLogger } from 'fastify'
 import type { ChangedMinutes } from '../store/minute-store.ts'
+import type { PushStream } from './companion-push.ts'
 import type { ParkClient } from './park-client.ts'
 
 /** Minutes in one call. */
 const MINUTES_PAGE = 1000
-
-/** What the push carries besides records and attachments: drained after them, through the same outage handling. */
-export interface PushStream {
-  /** How metrics name it (`readingMinutes`). */
-  readonly name: string
-  /** Whether anything waits to be pushed. */
-  waiting(): Promise<boolean>
-  /** How many items wait to be pushed. */
-  backlog(): Promise<number>
-  /** Pushes everything waiting; throws when a call was not judged by the park (nothing is forgotten then). */
-  drain(): Promise<void>
-}
 
 export class MinutePush implements PushStream {
   readonly name = 'readingMinutes'

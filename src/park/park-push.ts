@@ -4,8 +4,9 @@
 // - each write wakes the loop (coalesced, never awaited by the write, no database round trip): a
 //   drain starts SYNC_PUSH_DEBOUNCE_MS later, and while one runs, later wakes make it run once
 //   more when it ends, so under load each drain takes whatever accumulated meanwhile;
-// - a drain pushes every pending record: live ones parents first (resource by resource), then
-//   attachments (after their records), then deleted ones children first. Within a resource, pages
+// - a drain pushes every pending record: live ones parents first (resource by resource), then the
+//   companion kinds and attachments (after their records), then deleted ones children first, then
+//   the streams (companion-push.ts drains what goes beside the records). Within a resource, pages
 //   (bounded by count and by bytes) are read in order and up to SYNC_PUSH_CONCURRENCY of them are
 //   pushed and settled at once: no resource references itself, so no page holds a parent of
 //   another page of its resource, and a resource starts only once the previous one is settled;
@@ -33,10 +34,9 @@ import type { ResourceDef, ResourceRegistry } from '../resources/resource-regist
 import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
 import type { SyncStore, SyncTable } from '../store/sync-store.ts'
-import type { PushStream } from './minute-push.ts'
+import { CompanionPush, type PageCursor } from './companion-push.ts'
 import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable, type PushResult } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
-import type { PageCursor, PushedKind } from './pushed-kind.ts'
 import type { Reconciler } from './reconcile.ts'
 import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
 
@@ -45,15 +45,13 @@ export class ParkPush {
   private readonly sync: SyncStore
   private readonly attachments: AttachmentStore
   private readonly registry: ResourceRegistry
-  /** What is pushed beside the resources' records, after the live ones. */
-  private readonly kinds: readonly PushedKind[]
   readonly client: ParkClient
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
   /** Runs on the reconciliation schedule. */
   readonly reconciler: Reconciler | undefined
-  /** What the push carries besides records and attachments, drained after them (the minutes of readings). */
-  readonly streams: PushStream[]
+  /** What the push carries beside records and attachments: the companion kinds, and the streams (the minutes of readings). */
+  readonly companions: CompanionPush
   /** The wake loop while it runs, and whether a wake came during its drain (it drains once more). */
   private wakeLoop: Promise<void> | undefined
   private wokenMeanwhile = false
@@ -84,12 +82,10 @@ export class ParkPush {
     settings: PushSettings
     log: FastifyBaseLogger
     reconciler?: Reconciler
-    streams?: PushStream[]
-    kinds?: readonly PushedKind[]
+    companions?: CompanionPush
   }) {
     this.reconciler = options.reconciler
-    this.streams = options.streams ?? []
-    this.kinds = options.kinds ?? []
+    this.companions = options.companions ?? new CompanionPush()
     this.background = options.background
     this.sync = options.sync
     this.attachments = options.attachments
@@ -252,20 +248,20 @@ export class ParkPush {
     }
   }
 
-  /** Every table whose rows are pushed: records, attachments, the other kinds. */
+  /** Every table whose rows are pushed: records, attachments, the companion kinds. */
   private targets(): SyncTable[] {
-    return [...withAttachments(this.registry.pushed), ...this.kinds]
+    return [...withAttachments(this.registry.pushed), ...this.companions.kinds]
   }
 
   /**
-   * Live records parents first, then the other kinds (after the records they name), then live
+   * Live records parents first, then the companion kinds (after the records they name), then live
    * attachments (after their records), then deleted attachments, then deleted records children
-   * first (a record's attachments go before it). Only the tables holding pending rows are read (one
-   * statement finds them).
+   * first (a record's attachments go before it), then the streams. Only the tables holding pending
+   * rows are read (one statement finds them).
    */
   private async drainAll(): Promise<void> {
     await this.drainPending()
-    for (const stream of this.streams) await stream.drain()
+    await this.companions.drainStreams()
   }
 
   private async drainPending(): Promise<void> {
@@ -273,9 +269,7 @@ export class ParkPush {
     const pending = await this.sync.pendingTables(this.targets())
     if (pending.size === 0) return
     for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
-    const { batchSize, batchBytes } = this.settings
-    for (const kind of this.kinds)
-      if (pending.has(kind.table)) await this.drainPages(kind, (cursor) => kind.pending(batchSize, batchBytes, cursor), kind.push)
+    await this.companions.drainKinds(pending, this.settings, (target, read, send) => this.drainPages(target, read, send))
     let attachmentsDone = true
     for (const deleted of [false, true])
       for (const resource of all)
@@ -421,16 +415,11 @@ export class ParkPush {
         sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })
       // Only when something waits: a drain that pushes nothing tells nothing of the park.
-      if ((await this.sync.hasPending(targets)) || (await this.streamsWaiting())) await this.drain()
+      if ((await this.sync.hasPending(targets)) || (await this.companions.streamsWaiting())) await this.drain()
     } catch (error) {
       // Recorded on the records; the next sweep or retry tries again.
       this.log.warn({ err: error }, 'park sweep: not everything was pushed')
     }
-  }
-
-  private async streamsWaiting(): Promise<boolean> {
-    for (const stream of this.streams) if (await stream.waiting()) return true
-    return false
   }
 
   /** The push queue's jobs by state, for metrics; undefined before start. */

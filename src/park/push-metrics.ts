@@ -55,7 +55,7 @@ export function registerPushMetrics(
     labelNames: ['stream'] as const,
     registers: [metrics],
     async collect() {
-      for (const stream of push.streams) streams.set({ stream: stream.name }, await stream.backlog())
+      for (const stream of push.companions.streams) streams.set({ stream: stream.name }, await stream.backlog())
     },
   })
   registerPushCounters(metrics, push)

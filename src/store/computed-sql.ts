@@ -2,16 +2,15 @@
 // and a work ticket's `overdue`, read and searched like columns. The rules are those of
 // domain/supervision/overdue.ts, written for the database so that a search by them uses its indexes.
 import type { ResourceDef } from '../resources/resource-registry.ts'
-import { literal, quote } from './sql-text.ts'
+import type { RecordScope } from './record-scope.ts'
+import { literal } from './sql-text.ts'
 
 /**
- * The computed fields of a resource, by name. `timeZone`: the configured zone (`TZ`), the
- * enterprise's; on the park (`park`), the zone each enterprise pushed, this one where it pushed none.
+ * The computed fields of a resource, by name, each as of the date of the record's enterprise in its
+ * zone (`scope`'s: the configured one, `timeZone`, or the one it pushed).
  */
-export function computedColumns(resource: ResourceDef, timeZone: string, park: boolean): Map<string, string> {
-  const zone = park
-    ? `coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = ${quote(resource.table)}."companyCode"), ${literal(timeZone)})`
-    : literal(timeZone)
+export function computedColumns(resource: ResourceDef, timeZone: string, scope: RecordScope): Map<string, string> {
+  const zone = scope.zoneOf(resource.table, literal(timeZone))
   const columns = new Map<string, string>()
   for (const field of resource.computed ?? []) {
     const sql = OVERDUE[resource.key]

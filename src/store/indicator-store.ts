@@ -5,6 +5,7 @@
 // trainStartTime, alarms by startTime and the active ones by a partial index. Nothing scans an
 // enterprise's records whole. Rates, breakdowns and order are made above (domain/supervision).
 import type pg from 'pg'
+import type { RecordScope } from './record-scope.ts'
 import type { SyncTable } from './sync-store.ts'
 import { quote } from './sql-text.ts'
 
@@ -150,21 +151,23 @@ export class IndicatorStore {
   private readonly pool: pg.Pool
   /** The configured zone (`TZ`): the enterprise's current date (overdue hidden dangers). */
   private readonly timeZone: string
-  /** Park edition: each enterprise's date in the zone it pushed (park_enterprise_zone), this one where it pushed none. */
-  private readonly park: boolean
+  /** The zone of each enterprise's current date, over a hidden danger `d` (`$2`: the configured zone). */
+  private readonly zoneOfDangers: string
   private readonly syncCounts: string
   private readonly alarmStatements: { raised: string; medians: string; active: string }
 
   /**
-   * `alarms`: the table of alarms read, one row per alarm with its `companyCode` (the enterprise's
-   * own, or the park's copies of its enterprises' alarms); monitor_alarm unless named.
+   * `scope`: whose records are counted, the enterprise's own or those many enterprises pushed (each
+   * dated in the zone it pushed). `alarms`: the table of alarms read, one row per alarm with its
+   * `companyCode` (the enterprise's own, or the park's copies of its enterprises' alarms);
+   * monitor_alarm unless named.
    */
-  constructor(options: { pool: pg.Pool; timeZone: string; park: boolean; pushed: readonly SyncTable[]; alarms?: string }) {
+  constructor(options: { pool: pg.Pool; timeZone: string; scope: RecordScope; pushed: readonly SyncTable[]; alarms?: string }) {
     this.pool = options.pool
     const alarms = quote(options.alarms ?? 'monitor_alarm')
     this.alarmStatements = { raised: alarmsRaised(alarms), medians: alarmMedians(alarms), active: alarmsActive(alarms) }
     this.timeZone = options.timeZone
-    this.park = options.park
+    this.zoneOfDangers = options.scope.zoneOf('d', '$2::text')
     // Every kind of record the enterprise pushes: the resources, their attachments, periods, calendars and its zone.
     const tables = options.pushed.map((resource) => resource.table)
     this.syncCounts =
@@ -179,16 +182,13 @@ export class IndicatorStore {
     const json = JSON.stringify(windows)
     const windowed = [json, windows.length]
     const companies = windows.map((window) => window.companyCode)
-    const zone = this.park
-      ? `coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = d."companyCode"), $2)`
-      : '$2::text'
     const run = (sql: string, values: unknown[]) => this.pool.query(sql, values).then((result) => result.rows)
     const alarms = this.alarmStatements
     const [periods, running, found, open, riskUnits, tickets, ticketsOverdue, training, raised, medians, active] = await Promise.all([
       run(PERIODS, windowed),
       run(PERIODS_OPEN, windowed),
       run(DANGERS_FOUND, windowed),
-      run(dangersOpen(zone), [companies, this.timeZone]),
+      run(dangersOpen(this.zoneOfDangers), [companies, this.timeZone]),
       run(RISK_UNITS, [companies]),
       run(TICKETS, windowed),
       run(TICKETS_OVERDUE, [companies]),
@@ -230,12 +230,12 @@ export class IndicatorStore {
     return byCompany
   }
 
-  /** Enterprise edition: its records of every kind waiting to be pushed, and failed. */
+  /** Its own records of every kind waiting to be pushed, and failed (where they are written). */
   async sync(): Promise<{ pending: number; failed: number }> {
     return (await this.pool.query(this.syncCounts)).rows[0]
   }
 
-  /** Park edition: every enterprise with an account or records (a push), the time of its last push and the zone it pushed. */
+  /** Every enterprise with an account or records (a push) on the park, the time of its last push and the zone it pushed. */
   async enterprises(): Promise<{ companyCode: string; lastPushTime: Date | null; timeZone: string | null }[]> {
     const { rows } = await this.pool.query(
       `SELECT c."companyCode", e."lastPushTime", z."timeZone" FROM (SELECT "companyCode" FROM app_user WHERE "companyCode" IS NOT NULL ` +

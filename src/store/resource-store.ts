@@ -11,6 +11,7 @@ import { encodeCursor } from './cursor.ts'
 import { GatheredWrites } from './gathered-writes.ts'
 import { type Queryable, statementName } from './database.ts'
 import type { InstantFormatter } from './instant-format.ts'
+import { OWN_RECORDS, type RecordScope } from './record-scope.ts'
 import { type ApiRecord, ESTIMATE_ONLY_FROM, EXACT_TOTAL_LIMIT, ResourceTable, type SearchQuery } from './resource-sql.ts'
 import { message } from '../messages/message.ts'
 
@@ -98,8 +99,8 @@ export class ResourceStore {
   /** The statements prepared (of fixed text, and update shapes), by text: parsed and planned once per connection. */
   private readonly prepared: Map<string, string>
   private updateShapes = 0
-  /** Park edition: the live records of each enterprise are counted as they are written (park migration 073). */
-  private readonly countsByEnterprise: boolean
+  /** Whose records the tables hold: one enterprise's, or many enterprises', counted per enterprise. */
+  private readonly scope: RecordScope
   /** The adds, updates and deletes of each table outside a transaction (store/gathered-writes.ts). */
   private readonly gatheredByTable = new Map<ResourceTable, Gatherings>()
 
@@ -108,15 +109,16 @@ export class ResourceStore {
     registry: Pick<ResourceRegistry, 'all'>
     companyCode: string
     format: InstantFormatter
-    countsByEnterprise?: boolean
+    /** OWN_RECORDS unless named. */
+    scope?: RecordScope
     /** The configured zone (`TZ`): the enterprise's date of computed fields (`overdue`). */
     timeZone?: string
   }) {
     this.pool = options.pool
-    this.countsByEnterprise = options.countsByEnterprise ?? false
+    this.scope = options.scope ?? OWN_RECORDS
     this.companyCode = options.companyCode
     this.format = options.format
-    const computed = (resource: ResourceDef) => computedColumns(resource, options.timeZone ?? '+08:00', this.countsByEnterprise)
+    const computed = (resource: ResourceDef) => computedColumns(resource, options.timeZone ?? '+08:00', this.scope)
     this.tables = new Map(options.registry.all.map((resource) => [resource.key, new ResourceTable(resource, computed(resource))]))
     this.prepared = new Map([...this.tables.values()].flatMap((table) => table.fixedStatements()).map((sql) => [sql, statementName(sql)]))
     this.refusals = refusalsByConstraint(options.registry.all)
@@ -275,7 +277,7 @@ export class ResourceStore {
    */
   async page(resource: ResourceDef, query: SearchQuery): Promise<Page> {
     const table = this.table(resource)
-    const enterprise = this.countsByEnterprise ? enterpriseOnly(query) : undefined
+    const enterprise = this.scope.countedPerEnterprise ? enterpriseOnly(query) : undefined
     if (enterprise !== undefined) {
       const { rows } = await this.run(resource, {}, table.page(query, enterprise))
       const total = rows[0]?.__total ?? (await this.run(resource, {}, table.count(query, { enterprise }))).rows[0].total

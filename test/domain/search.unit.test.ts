@@ -6,6 +6,7 @@ import { type SearchRequest, validSearch } from '../../src/domain/search.ts'
 import { BusinessError, Code } from '../../src/errors.ts'
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
 import { encodeCursor } from '../../src/store/cursor.ts'
+import { PUSHED_RECORDS } from '../../src/store/record-scope.ts'
 
 const registry = new ResourceRegistry(loadOpenApi().document)
 const equip = registry.get('monitorEquip')
@@ -47,7 +48,7 @@ t.test('defaults, the tie-breakers and the conditions with their fields', async 
     "without orderBy, list's order",
   )
   t.same(
-    validSearch(equip, { orderBy: [{ field: 'monitorCode' }] }, true).keys.map((key) => [key.name, key.desc]),
+    validSearch(equip, { orderBy: [{ field: 'monitorCode' }] }, PUSHED_RECORDS).keys.map((key) => [key.name, key.desc]),
     [
       ['monitorCode', false],
       ['id', false],

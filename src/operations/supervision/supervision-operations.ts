@@ -7,19 +7,16 @@ import {
   checkedOrder,
   inspectionFigures,
   type OrderKey,
-  orderEntries,
   rate,
   RISK_LEVELS,
   TICKET_STATUSES,
   TICKET_WORK_TYPES,
 } from '../../domain/supervision/indicators.ts'
 import { checkedCalendarYear } from '../../domain/supervision/working-days.ts'
-import { DAY, localMidnight, type Zone, zoneNamed } from '../../domain/supervision/zone.ts'
-import { BusinessError, Code } from '../../errors.ts'
 import type { IndicatorStore, RawIndicators } from '../../store/indicator-store.ts'
 import type { InspectionStore } from '../../store/inspection-store.ts'
 import type { InstantFormatter } from '../../store/instant-format.ts'
-import { message } from '../../messages/message.ts'
+import type { SupervisedEnterprises } from './supervised-enterprises.ts'
 
 /** Keeps the periods written up to now before they are read (enterprise edition). */
 export interface PeriodsCatchUp {
@@ -47,38 +44,34 @@ export class SupervisionOperations {
   private readonly inspections: InspectionStore
   private readonly indicatorStore: IndicatorStore
   private readonly upkeep: PeriodsCatchUp | undefined
-  private readonly zone: Zone
   private readonly format: InstantFormatter
-  /** Many enterprises' periods and records, each read by its companyCode (the park's); else the own enterprise's alone. */
-  private readonly byEnterprise: boolean
-  /** The enterprise's own code (when not by enterprise). */
+  /** The enterprises read: the own one alone, or each that pushed to the park. */
+  private readonly enterprises: SupervisedEnterprises
+  /** The enterprise's own code (its calendar is the one written here). */
   private readonly companyCode: string
 
   constructor(options: {
     inspections: InspectionStore
     indicators: IndicatorStore
     upkeep: PeriodsCatchUp | undefined
-    zone: Zone
     format: InstantFormatter
-    byEnterprise: boolean
+    enterprises: SupervisedEnterprises
     companyCode: string
   }) {
     this.inspections = options.inspections
     this.indicatorStore = options.indicators
     this.upkeep = options.upkeep
-    this.zone = options.zone
     this.format = options.format
-    this.byEnterprise = options.byEnterprise
+    this.enterprises = options.enterprises
     this.companyCode = options.companyCode
   }
 
   /** The periods starting in the window (by task, then start). `own`: the enterprise an `enterprise` account is bound to. */
   async periods(request: PeriodsRequest, own: string | undefined) {
-    const windows = (await this.windows(request, own)).map(({ lastPushTime: _time, ...window }) => window)
+    const windows = (await this.enterprises.windows(request, own)).map(({ lastPushTime: _time, ...window }) => window)
     await this.upkeep?.catchUp()
     const pageNum = request.pageNum ?? 1
     const pageSize = request.pageSize ?? 20
-    const park = this.byEnterprise
     const { list, total } = await this.inspections.periods({
       windows,
       taskId: request.taskId,
@@ -89,7 +82,7 @@ export class SupervisionOperations {
     return {
       list: list.map((row) => ({
         id: row.id,
-        ...(park ? { companyCode: row.companyCode } : {}),
+        ...this.enterprises.periodOwner(row.companyCode),
         taskId: row.taskId,
         start: this.format(row.start),
         end: this.format(row.end),
@@ -109,30 +102,18 @@ export class SupervisionOperations {
   }
 
   async calendarGet(request: { year: number; companyCode?: string }, own: string | undefined) {
-    let companyCode = this.companyCode
-    if (this.byEnterprise) {
-      const named = this.readable(own, request.companyCode)
-      if (named === undefined) throw new BusinessError(Code.badParameter, message('companyCodeOnPark'))
-      companyCode = named
-    }
+    const companyCode = this.enterprises.calendarOf(request.companyCode, own)
     const year = await this.inspections.calendarYear(companyCode, request.year)
     return year ? { ...year, default: false } : { year: request.year, holidays: [], workdays: [], default: true }
   }
 
   async indicators(request: IndicatorsRequest, own: string | undefined) {
     const order = checkedOrder(request.orderBy)
-    const windows = await this.windows(request, own)
+    const windows = await this.enterprises.windows(request, own)
     await this.upkeep?.catchUp()
     const counts = await this.indicatorStore.counts(windows.map(({ lastPushTime: _time, ...window }) => window))
-    if (!this.byEnterprise) {
-      const sync = await this.indicatorStore.sync()
-      return { list: [{ ...this.entry(this.companyCode, counts.get(this.companyCode)), sync }] }
-    }
-    const entries = windows.map(({ companyCode, lastPushTime }) => ({
-      ...this.entry(companyCode, counts.get(companyCode)),
-      lastPushTime: lastPushTime && this.format(lastPushTime),
-    }))
-    return { list: orderEntries(entries, order) }
+    const entries = windows.map((window) => ({ entry: this.entry(window.companyCode, counts.get(window.companyCode)), window }))
+    return { list: await this.enterprises.indicatorList(entries, order) }
   }
 
   private entry(companyCode: string, raw: RawIndicators | undefined) {
@@ -168,41 +149,5 @@ export class SupervisionOperations {
       },
       alarms: { ...raw.alarms, raised: alarmBreakdown(raw.alarms.raised) },
     }
-  }
-
-  /**
-   * The window of dates of each enterprise read: the own one; on the park, every enterprise the
-   * caller may see (or the one named), each in the zone it pushed (the park's own where it pushed
-   * none), with its last push.
-   */
-  private async windows(request: { from: string; to: string; companyCode?: string }, own: string | undefined) {
-    const window = this.window(request.from, request.to)
-    if (!this.byEnterprise) return [{ companyCode: this.companyCode, ...window, lastPushTime: null }]
-    const named = this.readable(own, request.companyCode)
-    const enterprises = (await this.indicatorStore.enterprises()).filter(
-      (enterprise) => named === undefined || enterprise.companyCode === named,
-    )
-    return enterprises.map(({ companyCode, timeZone, lastPushTime }) => ({
-      companyCode,
-      ...(timeZone ? this.window(request.from, request.to, zoneNamed(timeZone)) : window),
-      lastPushTime,
-    }))
-  }
-
-  /** The instants of a window of dates (inclusive) in the enterprise's zone; 1002 when it ends before it starts. */
-  private window(from: string, to: string, zone = this.zone): { from: Date; until: Date } {
-    if (to < from) throw new BusinessError(Code.badParameter, message('toBeforeFrom'))
-    return {
-      from: new Date(zone.toInstant(localMidnight(from))),
-      until: new Date(zone.toInstant(localMidnight(to) + DAY) - 1),
-    }
-  }
-
-  /** The enterprise a park read covers: an `enterprise` account's own (403 for another), else the one named (undefined: every one). */
-  private readable(own: string | undefined, named: string | undefined): string | undefined {
-    if (own !== undefined && named !== undefined && named !== own) {
-      throw new BusinessError(Code.forbidden, message('readsOwnCompany', { companyCode: own }))
-    }
-    return own ?? named
   }
 }

@@ -1,5 +1,6 @@
-// The supervision parts of an edition: the stores, the operations and, where the periods are kept
-// (the enterprise edition; the park holds the periods its enterprises push), their upkeep.
+// The supervision parts an edition chooses: the stores, the operations and, where the periods are
+// kept (the enterprise writing its records; the park holds the periods its enterprises push), their
+// upkeep.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../../config.ts'
 import { zoneNamed } from '../../domain/supervision/zone.ts'
@@ -8,6 +9,7 @@ import { PushedFactStore, pushedTables } from '../../store/pushed-facts.ts'
 import type { Background } from '../../store/background.ts'
 import type { Database } from '../../store/database.ts'
 import { IndicatorStore } from '../../store/indicator-store.ts'
+import { OWN_RECORDS, PUSHED_RECORDS, type RecordScope } from '../../store/record-scope.ts'
 import { InspectionStore } from '../../store/inspection-store.ts'
 import type { InstantFormatter } from '../../store/instant-format.ts'
 import { MissedPeriodStore } from '../../store/missed-period-store.ts'
@@ -15,6 +17,7 @@ import { OverdueStore } from '../../store/overdue-store.ts'
 import { MissedPeriodEvents } from './missed-period-events.ts'
 import { OverdueEvents } from './overdue-events.ts'
 import { PeriodUpkeep } from './period-upkeep.ts'
+import { OwnEnterprise, PushingEnterprises } from './supervised-enterprises.ts'
 import { SupervisionOperations } from './supervision-operations.ts'
 
 export interface SupervisionParts {
@@ -23,57 +26,64 @@ export interface SupervisionParts {
   stop(): Promise<void>
 }
 
-export function supervisionParts(
-  shared: {
-    config: Config
-    pool: Database['pool']
-    background: Background
-    registry: ResourceRegistry
-    format: InstantFormatter
-    log: FastifyBaseLogger
-  },
-  options: {
-    /** Periods written here as they start (where the tasks are written). */
-    keepsPeriods: boolean
-    /** Many enterprises' data, read per companyCode (and each enterprise's pushed zone). */
-    byEnterprise: boolean
-    /** Told when periods were written (where they are kept). */
-    periodsWritten?: () => void
-  },
-): SupervisionParts {
-  const { config, pool, background, registry, format, log } = shared
+type SharedForSupervision = {
+  config: Config
+  pool: Database['pool']
+  background: Background
+  registry: ResourceRegistry
+  format: InstantFormatter
+  log: FastifyBaseLogger
+}
+
+/**
+ * The supervision of the enterprise writing its records: its periods are written here as they start
+ * (`periodsWritten` is told when they were), read in its configured zone, and its indicators tell
+ * what waits to be pushed.
+ */
+export function ownSupervision(shared: SharedForSupervision, options: { periodsWritten?: () => void } = {}): SupervisionParts {
+  const { config, pool, background, format, log } = shared
   const zone = zoneNamed(config.timeZone)
   const inspections = new InspectionStore({ pool })
   // Where the periods are kept, so is the zone they are read in (pushed with them), by the upkeep's
   // first run: a start does not wait for it. The upkeep's job is also the timer of the missed
   // periods' and overdue records' events.
   const facts = new PushedFactStore({ pool })
-  const upkeep = options.keepsPeriods
-    ? new PeriodUpkeep({
-        store: inspections,
-        background,
-        zone,
-        log,
-        written: options.periodsWritten,
-        beforeFirstRun: () => facts.noteZone(config.companyCode, config.timeZone),
-        missed: new MissedPeriodEvents({ store: new MissedPeriodStore({ pool }), format }),
-        overdue: new OverdueEvents({ pool, store: new OverdueStore(), timeZone: config.timeZone }),
-      })
-    : undefined
-  const indicators = new IndicatorStore({
-    pool,
-    timeZone: config.timeZone,
-    park: options.byEnterprise,
-    pushed: pushedTables(registry.all),
-  })
-  const operations = new SupervisionOperations({
-    inspections,
-    indicators,
-    upkeep,
+  const upkeep = new PeriodUpkeep({
+    store: inspections,
+    background,
     zone,
+    log,
+    written: options.periodsWritten,
+    beforeFirstRun: () => facts.noteZone(config.companyCode, config.timeZone),
+    missed: new MissedPeriodEvents({ store: new MissedPeriodStore({ pool }), format }),
+    overdue: new OverdueEvents({ pool, store: new OverdueStore(), timeZone: config.timeZone }),
+  })
+  const indicators = indicatorStore(shared, OWN_RECORDS)
+  const enterprises = new OwnEnterprise({ companyCode: config.companyCode, zone, indicators })
+  const operations = new SupervisionOperations({ inspections, indicators, upkeep, format, enterprises, companyCode: config.companyCode })
+  return { operations, start: async () => upkeep.start(), stop: async () => upkeep.stop() }
+}
+
+/**
+ * The park's supervision of the enterprises pushing to it: the periods and records they pushed, read
+ * by companyCode, each in the zone it pushed.
+ */
+export function parkSupervision(shared: SharedForSupervision): SupervisionParts {
+  const { config, pool, format } = shared
+  const indicators = indicatorStore(shared, PUSHED_RECORDS)
+  const enterprises = new PushingEnterprises({ zone: zoneNamed(config.timeZone), indicators, format })
+  const operations = new SupervisionOperations({
+    inspections: new InspectionStore({ pool }),
+    indicators,
+    upkeep: undefined,
     format,
-    byEnterprise: options.byEnterprise,
+    enterprises,
     companyCode: config.companyCode,
   })
-  return { operations, start: async () => upkeep?.start(), stop: async () => upkeep?.stop() }
+  return { operations, start: async () => undefined, stop: async () => undefined }
+}
+
+function indicatorStore(shared: SharedForSupervision, scope: RecordScope): IndicatorStore {
+  const { config, pool, registry } = shared
+  return new IndicatorStore({ pool, timeZone: config.timeZone, scope, pushed: pushedTables(registry.all) })
 }
