@@ -15,6 +15,7 @@
 //   indicators  /system/indicators of a year and a task's periods of a year, BENCH_INDICATOR_RECORDS periods
 //   park-indicators  /system/indicators of 100 enterprises, BENCH_PARK_INDICATOR_RECORDS periods
 //   ingest      monitoring readings over HTTP against a bare multi-row insert of the same rows
+//   events      webhook delivery to one endpoint under the add load: time until all delivered, rate
 // The add baseline runs whenever add, history or park does.
 //
 // PostgreSQL: DATABASE_URL (an admin URL) when set, else a throw-away embedded server.
@@ -25,6 +26,7 @@ import { EmbeddedPostgresError } from './dev/embedded-postgres/index.ts'
 import { fail, failures, note, state } from './bench/common.ts'
 import { Databases } from './bench/database.ts'
 import { drainGroup } from './bench/drain.ts'
+import { eventsGroup } from './bench/events.ts'
 import { indicatorGroups } from './bench/indicators.ts'
 import { ingestGroup } from './bench/ingest.ts'
 import { readGroups } from './bench/reads.ts'
@@ -50,6 +52,7 @@ try {
     if ((wants('reads') || wants('park-reads')) && failures.length === 0) await readGroups(databases)
     if ((wants('indicators') || wants('park-indicators')) && failures.length === 0) await indicatorGroups(databases)
     if (wants('ingest') && failures.length === 0) await ingestGroup(databases)
+    if (wants('events') && failures.length === 0) await eventsGroup(databases)
   } finally {
     await databases.close()
   }
