@@ -13,7 +13,18 @@ function setting(name: string, fallback: number, min: number): number {
 }
 
 /** The row groups, in the order they run. */
-export const GROUPS = ['add', 'history', 'park', 'drain', 'reads', 'park-reads', 'indicators', 'park-indicators', 'ingest', 'events'] as const
+export const GROUPS = [
+  'add',
+  'history',
+  'park',
+  'drain',
+  'reads',
+  'park-reads',
+  'indicators',
+  'park-indicators',
+  'ingest',
+  'events',
+] as const
 export type Group = (typeof GROUPS)[number]
 
 function groups(): Set<Group> {
