@@ -7,12 +7,11 @@
 // disabled on a 410 or after 5 days of failures. An endpoint has a bounded number of attempts in
 // flight per process, fewer once they go unanswered, and an attempt unanswered for a second no
 // longer holds its job: a slow endpoint holds no worker that other endpoints' deliveries need.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Job } from 'pg-boss'
 import { Webhook } from 'standardwebhooks'
+import { Pool } from 'undici'
 import type { Background } from '../store/background.ts'
 import { inTransaction, type Queryable } from '../store/database.ts'
 import type { Attempted, DeliveryRow, EndpointRow, Ended, Queued, WebhookStore } from '../store/webhook-store.ts'
@@ -43,12 +42,18 @@ const JOB_BUDGET_MS = 10_000
  */
 const FALLBACK_MS = TIMEOUT_MS + 10_000
 /** An endpoint's connections are closed once it has had no attempt for this long. */
-const IDLE_AGENT_MS = 60_000
+const IDLE_CONNECTIONS_MS = 60_000
 
 /** A job's deliveries: (delivery id, its attempt count when queued). */
 interface DeliveryJob {
   endpoint: string
   deliveries: [string, number][]
+}
+
+/** An endpoint's answer: its status, or why none came. */
+interface Answer {
+  status: number | null
+  error: string | null
 }
 
 /** What became of a delivery taken: an answer (or none), or not attempted at all. */
@@ -101,8 +106,8 @@ class Lane {
 
 /** An endpoint's keep-alive connections (at most MOST_PER_ENDPOINT), each to an address checked when it connected. */
 interface Connections {
-  url: string
-  agent: HttpAgent
+  origin: string
+  pool: Pool
   used: number
 }
 
@@ -163,7 +168,7 @@ export class WebhookDelivery {
   async stop(): Promise<void> {
     clearInterval(this.repairs)
     await this.background.release(DELIVERY_QUEUE)
-    for (const { agent } of this.connections.values()) agent.destroy()
+    await Promise.all([...this.connections.values()].map(({ pool }) => pool.destroy()))
     this.connections.clear()
   }
 
@@ -174,9 +179,9 @@ export class WebhookDelivery {
    */
   private async repair(): Promise<void> {
     const now = performance.now()
-    for (const [endpoint, { agent, used }] of this.connections)
-      if (now - used > IDLE_AGENT_MS) {
-        agent.destroy()
+    for (const [endpoint, { pool, used }] of this.connections)
+      if (now - used > IDLE_CONNECTIONS_MS) {
+        void pool.destroy()
         this.connections.delete(endpoint)
       }
     await inTransaction(this.pool, async (client) => this.queue(client, await this.store.stranded(client)))
@@ -346,68 +351,43 @@ export class WebhookDelivery {
   }
 
   /** POSTs the payload; a 2xx status within 15 s delivers it. Refused networks are never connected to. */
-  private post(
-    endpoint: EndpointRow,
-    payload: string,
-    headers: Record<string, string>,
-    again = true,
-  ): Promise<Omit<Outcome, 'delivery' | 'time' | 'durationMs'>> {
+  private async post(endpoint: EndpointRow, payload: string, headers: Record<string, string>): Promise<Answer> {
     const url = new URL(endpoint.url)
-    if (refusedLiteral(url, this.allowPrivate)) return Promise.resolve({ status: null, error: 'the address is on a refused network' })
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest
-    return new Promise((resolve) => {
-      let done = false
-      const finish = (answer: { status: number | null; error: string | null }) => {
-        if (done) return
-        done = true
-        resolve(answer)
-      }
-      const outgoing = request(
-        url,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': Buffer.byteLength(payload) },
-          lookup: guardedLookup(this.allowPrivate),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-          agent: this.agent(endpoint, url),
-        },
-        (response: IncomingMessage) => {
-          finish({ status: response.statusCode ?? null, error: null })
-          // Read to its end, so that the connection serves the next attempt.
-          response.resume()
-        },
-      )
-      outgoing.on('error', (error: Error & { code?: string }) => {
-        // A kept connection the endpoint closed meanwhile: once more, on a new one.
-        if (again && !done && outgoing.reusedSocket && error.code === 'ECONNRESET') {
-          done = true
-          resolve(this.post(endpoint, payload, headers, false))
-          return
-        }
-        finish({
-          status: null,
-          error:
-            error.name === 'AbortError' || error.name === 'TimeoutError'
-              ? 'no answer within 15 s'
-              : `${error.code ?? error.name}: ${error.message}`,
-        })
+    if (refusedLiteral(url, this.allowPrivate)) return { status: null, error: 'the address is on a refused network' }
+    try {
+      const response = await this.connectionsTo(endpoint, url).request({
+        method: 'POST',
+        path: `${url.pathname}${url.search}`,
+        headers,
+        body: payload,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
       })
-      outgoing.end(payload)
-    })
+      // Read to its end, so that the connection serves the next attempt.
+      await response.body.dump()
+      return { status: response.statusCode, error: null }
+    } catch (caught) {
+      const error = caught as Error & { code?: string }
+      return {
+        status: null,
+        error:
+          error.name === 'AbortError' || error.name === 'TimeoutError'
+            ? 'no answer within 15 s'
+            : `${error.code ?? error.name}: ${error.message}`,
+      }
+    }
   }
 
-  /** The endpoint's keep-alive connections (new ones when its address changed). */
-  private agent(endpoint: EndpointRow, url: URL): HttpAgent {
+  /** The endpoint's keep-alive connections (new ones when its origin changed); each connection resolves the name again. */
+  private connectionsTo(endpoint: EndpointRow, url: URL): Pool {
     const kept = this.connections.get(endpoint.id)
-    if (kept && kept.url === endpoint.url) {
+    if (kept && kept.origin === url.origin) {
       kept.used = performance.now()
-      return kept.agent
+      return kept.pool
     }
-    kept?.agent.destroy()
-    const options = { keepAlive: true, maxSockets: MOST_PER_ENDPOINT, lookup: guardedLookup(this.allowPrivate) }
-    const agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options)
-    this.connections.set(endpoint.id, { url: endpoint.url, agent, used: performance.now() })
-    return agent
+    void kept?.pool.destroy()
+    const pool = new Pool(url.origin, { connections: MOST_PER_ENDPOINT, connect: { lookup: guardedLookup(this.allowPrivate) } })
+    this.connections.set(endpoint.id, { origin: url.origin, pool, used: performance.now() })
+    return pool
   }
 }
 
