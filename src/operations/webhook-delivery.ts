@@ -31,7 +31,7 @@ const SLOW_PER_ENDPOINT = 2
 const SLOW_MS = 1000
 const SLOW_WAIT_MS = 2000
 /** Attempts to one endpoint in flight in this process, at most, however fast it answers. */
-const MOST_PER_ENDPOINT = 16
+const MOST_PER_ENDPOINT = 32
 /** Deliveries one job carries, at most. */
 const DELIVERIES_PER_JOB = 500
 /** A job starts no attempt after this long (the rest are queued again at once): it ends well before it expires. */
