@@ -44,11 +44,8 @@ const FALLBACK_MS = TIMEOUT_MS + 10_000
 /** An endpoint's connections are closed once it has had no attempt for this long. */
 const IDLE_CONNECTIONS_MS = 60_000
 
-/** A job's deliveries: (delivery id, its attempt count when queued). */
-interface DeliveryJob {
-  endpoint: string
-  deliveries: [string, number][]
-}
+/** A job's deliveries: (delivery id, its attempt count when queued); a job queued before jobs carried several names one. */
+type DeliveryJob = { endpoint: string; deliveries: [string, number][] } | { delivery: string; attempt: number }
 
 /** An endpoint's answer: its status, or why none came. */
 interface Answer {
@@ -210,7 +207,9 @@ export class WebhookDelivery {
 
   /** The deliveries of a batch of jobs whose attempt is still the due one (the others are done already), endpoint by endpoint. */
   private async work(jobs: Job<DeliveryJob>[]): Promise<void> {
-    const due = await this.store.dueMany(jobs.flatMap((job) => job.data.deliveries))
+    const due = await this.store.dueMany(
+      jobs.flatMap(({ data }): [string, number][] => ('deliveries' in data ? data.deliveries : [[data.delivery, data.attempt]])),
+    )
     const byEndpoint = new Map<string, DeliveryRow[]>()
     for (const delivery of due) byEndpoint.set(delivery.endpoint, [...(byEndpoint.get(delivery.endpoint) ?? []), delivery])
     await Promise.all([...byEndpoint].map(([endpoint, deliveries]) => this.deliverTo(endpoint, deliveries)))
