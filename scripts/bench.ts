@@ -18,6 +18,7 @@
 //   alarms      how soon alarms are readable (enterprise, park, offline) under a load of readings,
 //               and the enterprise's RSS under that load
 //   readings    reads of readings (latest, aggregate, list) on BENCH_READINGS readings, their bytes on disk
+//   events      webhook delivery to one endpoint under the add load: time until all delivered, rate
 // The add baseline runs whenever add, history or park does.
 //
 // PostgreSQL: DATABASE_URL (an admin URL) when set, else a throw-away embedded server.
@@ -28,6 +29,7 @@ import { EmbeddedPostgresError } from './dev/embedded-postgres/index.ts'
 import { fail, failures, note, state } from './bench/common.ts'
 import { Databases } from './bench/database.ts'
 import { drainGroup } from './bench/drain.ts'
+import { eventsGroup } from './bench/events.ts'
 import { indicatorGroups } from './bench/indicators.ts'
 import { ingestGroup } from './bench/ingest.ts'
 import { alarmGroup } from './bench/alarms.ts'
@@ -57,6 +59,7 @@ try {
     if (wants('ingest') && failures.length === 0) await ingestGroup(databases)
     if (wants('alarms') && failures.length === 0) await alarmGroup(databases)
     if (wants('readings') && failures.length === 0) await readingsGroup(databases)
+    if (wants('events') && failures.length === 0) await eventsGroup(databases)
   } finally {
     await databases.close()
   }

@@ -4,9 +4,11 @@
 // migrations, src/store/migrate.ts: the same table, constraints and indexes).
 //   POST /bench/add          the record with all its fields and sync_status 'pending' (the outbox)
 //                            in ONE statement: the limit of this stack for the write
+//   POST /bench/add-prepared the same, as a prepared statement
 //   POST /bench/add-history  the same write as the service's own statement (resource-sql.ts
-//                            insert: the record, whose first version is its add's history entry),
-//                            to weigh what history costs an add
+//                            insert: the record, whose first version is its add's history entry,
+//                            and its event), prepared as the service prepares it, to weigh what
+//                            history and the event cost an add
 // The database URL comes in BENCH_SERVER_DATABASE_URL. Once listening it sends {url} over IPC; it
 // closes and exits on the message 'stop' (or when the parent goes away).
 import Ajv2020Module from 'ajv/dist/2020.js'
@@ -59,9 +61,16 @@ async function start(databaseUrl: string): Promise<{ url: string; close(): Promi
     )
     return reply.type('application/json').send(OK)
   })
+  // The same insert prepared: what the history route is weighed against.
+  app.post('/bench/add-prepared', { schema }, async (request, reply) => {
+    const record = request.body as Record<string, unknown>
+    await pool.query({ name: 'add', text: plainInsert, values: names.map((name) => record[name] ?? null) })
+    return reply.type('application/json').send(OK)
+  })
   app.post('/bench/add-history', { schema }, async (request, reply) => {
     const [sql, values] = table.insert(request.body as Record<string, unknown>, COMPANY_CODE, USER)
-    const { rowCount } = await pool.query(sql, values)
+    // A prepared statement, as the service runs it (resource-store.ts): parsed and planned once per connection.
+    const { rowCount } = await pool.query({ name: 'add-history', text: sql, values })
     if (rowCount !== 1) throw new Error('the insert wrote no row')
     return reply.type('application/json').send(OK)
   })

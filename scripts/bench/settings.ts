@@ -25,6 +25,7 @@ export const GROUPS = [
   'ingest',
   'alarms',
   'readings',
+  'events',
 ] as const
 export type Group = (typeof GROUPS)[number]
 

@@ -54,10 +54,7 @@ export function eventParts(options: {
     store: deliveryStore,
     secrets,
     background,
-    eventBody: async (seq) => {
-      const event = await store.bySeq(seq)
-      return event && { ...events.toWire(event) }
-    },
+    eventBodies: async (seqs) => new Map((await store.bySeqs(seqs)).map((event) => [event.seq, { ...events.toWire(event) }])),
     allowPrivate: config.webhookAllowPrivate,
     log,
     clock,

@@ -1,17 +1,20 @@
-// Delivery of events to webhook endpoints (docs/events.md), by pg-boss jobs: one job per attempt,
-// queued in the transaction that made the attempt due (the sequencer's, or the end of the attempt
-// before). An endpoint has a bounded number of attempts in flight per process, fewer once they go
-// unanswered: a slow endpoint's next attempts wait, holding no worker another endpoint needs. Each attempt is a Standard Webhooks 1.0 POST signed by
-// the `standardwebhooks` package (with both secrets during a rotation), within 15 s; then the
-// retry schedule, `failed`, and the endpoint disabled on a 410 or after 5 days of failures.
-import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+// Delivery of events to webhook endpoints (docs/events.md), by pg-boss jobs queued in the
+// transaction that made their attempts due (the sequencer's, or the end of the attempts before):
+// a job carries many deliveries of one endpoint, taken together (their rows and events read in one
+// statement each), sent over the endpoint's keep-alive connections, and settled in one transaction.
+// Each attempt is a Standard Webhooks 1.0 POST signed by the `standardwebhooks` package (with both
+// secrets during a rotation), within 15 s; then the retry schedule, `failed`, and the endpoint
+// disabled on a 410 or after 5 days of failures. An endpoint has a bounded number of attempts in
+// flight per process, fewer once they go unanswered, and an attempt unanswered for a second no
+// longer holds its job: a slow endpoint holds no worker that other endpoints' deliveries need.
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
+import type { Job } from 'pg-boss'
 import { Webhook } from 'standardwebhooks'
+import { Pool } from 'undici'
 import type { Background } from '../store/background.ts'
 import { inTransaction, type Queryable } from '../store/database.ts'
-import { type DeliveryRow, type EndpointRow, type Queued, type WebhookStore } from '../store/webhook-store.ts'
+import type { Attempted, DeliveryRow, EndpointRow, Ended, Queued, WebhookStore } from '../store/webhook-store.ts'
 import { guardedLookup, refusedLiteral } from './webhook-address.ts'
 import type { WebhookSecrets } from './webhook-secrets.ts'
 
@@ -22,18 +25,87 @@ const TIMEOUT_MS = 15_000
 const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3600_000
 /**
  * Attempts to one endpoint that have gone unanswered over SLOW_MS, at most, in this process: a
- * slow endpoint's next attempts wait (their jobs queued again a little later) instead of holding
- * the workers that other endpoints' deliveries need.
+ * slow endpoint's next attempts wait (queued again SLOW_WAIT_MS later).
  */
 const SLOW_PER_ENDPOINT = 2
 const SLOW_MS = 1000
-/** Attempts to one endpoint in flight in this process, at most, however fast it answers. */
-const MOST_PER_ENDPOINT = 16
 const SLOW_WAIT_MS = 2000
+/** Attempts to one endpoint in flight in this process, at most, however fast it answers. */
+const MOST_PER_ENDPOINT = 32
+/** Deliveries one job carries, at most. */
+const DELIVERIES_PER_JOB = 500
+/** A job starts no attempt after this long (the rest are queued again at once): it ends well before it expires. */
+const JOB_BUDGET_MS = 10_000
+/**
+ * An attempt still unanswered after SLOW_MS goes on without its job, which ends; a job of its own
+ * takes the delivery again this much later, should this process die before the attempt settles.
+ */
+const FALLBACK_MS = TIMEOUT_MS + 10_000
+/** An endpoint's connections are closed once it has had no attempt for this long. */
+const IDLE_CONNECTIONS_MS = 60_000
 
+/** A job's deliveries: (delivery id, its attempt count when queued); a job queued before jobs carried several names one. */
+type DeliveryJob = { endpoint: string; deliveries: [string, number][] } | { delivery: string; attempt: number }
+
+/** An endpoint's answer: its status, or why none came. */
 interface Answer {
   status: number | null
   error: string | null
+}
+
+/** What became of a delivery taken: an answer (or none), or not attempted at all. */
+interface Outcome {
+  delivery: DeliveryRow
+  status: number | null
+  error: string | null
+  time: Date
+  durationMs: number
+  unattempted?: true
+}
+
+/** The attempts to one endpoint in flight in this process, and the attempts waiting for a place among them. */
+class Lane {
+  private readonly started = new Map<number, number>()
+  private readonly waiting = new Set<() => void>()
+  private nextToken = 0
+
+  /** A place for one more attempt (its token), once one is free; undefined while the endpoint is slow. */
+  async enter(): Promise<number | undefined> {
+    for (;;) {
+      const now = performance.now()
+      let slow = 0
+      for (const started of this.started.values()) if (now - started > SLOW_MS) slow++
+      if (slow >= SLOW_PER_ENDPOINT) return undefined
+      if (this.started.size < MOST_PER_ENDPOINT) {
+        const token = this.nextToken++
+        this.started.set(token, now)
+        return token
+      }
+      // Woken when a place frees, or after SLOW_MS to look again whether the endpoint is slow.
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer)
+          this.waiting.delete(wake)
+          resolve()
+        }
+        const timer = setTimeout(wake, SLOW_MS)
+        this.waiting.add(wake)
+      })
+    }
+  }
+
+  leave(token: number): void {
+    this.started.delete(token)
+    const [first] = this.waiting
+    first?.()
+  }
+}
+
+/** An endpoint's keep-alive connections (at most MOST_PER_ENDPOINT), each to an address checked when it connected. */
+interface Connections {
+  origin: string
+  pool: Pool
+  used: number
 }
 
 export class WebhookDelivery {
@@ -41,13 +113,13 @@ export class WebhookDelivery {
   private readonly store: WebhookStore
   private readonly secrets: WebhookSecrets
   private readonly background: Background
-  /** The body of the feed's event at `seq` (undefined once pruned). */
-  private readonly eventBody: (seq: number) => Promise<Record<string, unknown> | undefined>
+  /** The bodies of the feed's events at these positions, by seq (those pruned left out). */
+  private readonly eventBodies: (seqs: number[]) => Promise<Map<number, Record<string, unknown>>>
   private readonly allowPrivate: boolean
   private readonly log: FastifyBaseLogger
   private readonly clock: () => number
-  /** When each attempt in flight in this process started, by endpoint. */
-  private readonly inFlight = new Map<string, Set<number>>()
+  private readonly lanes = new Map<string, Lane>()
+  private readonly connections = new Map<string, Connections>()
   private repairs: NodeJS.Timeout | undefined
 
   constructor(options: {
@@ -55,7 +127,7 @@ export class WebhookDelivery {
     store: WebhookStore
     secrets: WebhookSecrets
     background: Background
-    eventBody: (seq: number) => Promise<Record<string, unknown> | undefined>
+    eventBodies: (seqs: number[]) => Promise<Map<number, Record<string, unknown>>>
     allowPrivate: boolean
     log: FastifyBaseLogger
     clock?: () => number
@@ -64,7 +136,7 @@ export class WebhookDelivery {
     this.store = options.store
     this.secrets = options.secrets
     this.background = options.background
-    this.eventBody = options.eventBody
+    this.eventBodies = options.eventBodies
     this.allowPrivate = options.allowPrivate
     this.log = options.log
     this.clock = options.clock ?? Date.now
@@ -76,181 +148,264 @@ export class WebhookDelivery {
       5000,
     )
     this.repairs.unref()
-    await this.background.queue<{ delivery: string; attempt: number }>(
+    await this.background.queue<DeliveryJob>(
       DELIVERY_QUEUE,
-      // A process that died mid-attempt: its job is taken again once expired. Jobs come in batches
-      // (fetched again at once while they come full), attempted together.
-      { expireInSeconds: 30, retryLimit: 20, retryDelay: 5, work: { localConcurrency: 8, batchSize: 20, pollingIntervalSeconds: 0.5 } },
-      async (jobs) => {
-        await Promise.all(jobs.map((job) => this.attempt(job.data.delivery, job.data.attempt)))
+      // A process that died mid-job: its job is taken again once expired. Jobs come in batches
+      // (fetched again at once while they come full), their deliveries taken together.
+      {
+        expireInSeconds: 30,
+        retryLimit: 20,
+        retryDelay: 5,
+        work: { localConcurrency: 4, batchSize: 8, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
       },
+      async (jobs) => this.work(jobs),
     )
   }
 
   async stop(): Promise<void> {
     clearInterval(this.repairs)
     await this.background.release(DELIVERY_QUEUE)
+    await Promise.all([...this.connections.values()].map(({ pool }) => pool.destroy()))
+    this.connections.clear()
   }
 
   /**
    * Queues the first waiting delivery of a record whose deliveries have none under way: one planned
    * behind a delivery that ended while the sequencer was planning it (each saw the other's
-   * snapshot). Every few seconds, in every instance.
+   * snapshot). Every few seconds, in every instance; idle endpoints' connections are closed then.
    */
   private async repair(): Promise<void> {
+    const now = performance.now()
+    for (const [endpoint, { pool, used }] of this.connections)
+      if (now - used > IDLE_CONNECTIONS_MS) {
+        void pool.destroy()
+        this.connections.delete(endpoint)
+      }
     await inTransaction(this.pool, async (client) => this.queue(client, await this.store.stranded(client)))
   }
 
-  /** Queues the jobs of these attempts in the transaction of `db` (they go once it commits). */
+  /** Queues the jobs of these attempts in the transaction of `db` (they go once it commits): an endpoint's due at one time share jobs. */
   async queue(db: Queryable, due: Queued[]): Promise<void> {
     if (due.length === 0) return
-    const boss = await this.background.start()
-    await boss.insert(
-      DELIVERY_QUEUE,
-      due.map((item) => ({
-        data: { delivery: item.id, attempt: item.attempt },
-        startAfter: new Date(item.due),
-      })),
-      { db: { executeSql: async (text, values) => db.query(text, values) } },
+    const groups = new Map<string, Queued[]>()
+    for (const item of due) {
+      const key = `${new Date(item.due).getTime()} ${item.endpoint}`
+      const group = groups.get(key)
+      if (group) group.push(item)
+      else groups.set(key, [item])
+    }
+    const jobs = [...groups.values()].flatMap((group) =>
+      Array.from({ length: Math.ceil(group.length / DELIVERIES_PER_JOB) }, (_, n) => {
+        const part = group.slice(n * DELIVERIES_PER_JOB, (n + 1) * DELIVERIES_PER_JOB)
+        const data: DeliveryJob = { endpoint: part[0].endpoint, deliveries: part.map((item) => [String(item.id), item.attempt]) }
+        return { data, startAfter: new Date(part[0].due) }
+      }),
     )
+    const boss = await this.background.start()
+    await boss.insert(DELIVERY_QUEUE, jobs, { db: { executeSql: async (text, values) => db.query(text, values) } })
   }
 
-  /** One attempt of a delivery (a job whose attempt is no longer the due one is done already). */
-  private async attempt(id: string, attempt: number): Promise<void> {
-    const delivery = await this.store.due(id, attempt)
-    if (!delivery) return
-    const endpoint = await this.store.get(delivery.endpoint).catch(() => undefined)
+  /** The deliveries of a batch of jobs whose attempt is still the due one (the others are done already), endpoint by endpoint. */
+  private async work(jobs: Job<DeliveryJob>[]): Promise<void> {
+    const due = await this.store.dueMany(
+      jobs.flatMap(({ data }): [string, number][] => ('deliveries' in data ? data.deliveries : [[data.delivery, data.attempt]])),
+    )
+    const byEndpoint = new Map<string, DeliveryRow[]>()
+    for (const delivery of due) byEndpoint.set(delivery.endpoint, [...(byEndpoint.get(delivery.endpoint) ?? []), delivery])
+    await Promise.all([...byEndpoint].map(([endpoint, deliveries]) => this.deliverTo(endpoint, deliveries)))
+  }
+
+  /** Attempts these deliveries of one endpoint, then settles those answered in one transaction. */
+  private async deliverTo(endpointId: string, deliveries: DeliveryRow[]): Promise<void> {
+    const began = performance.now()
+    const endpoint = await this.store.get(endpointId).catch(() => undefined)
     if (!endpoint) return
-    const body = delivery.body ?? (delivery.seq === null ? undefined : await this.eventBody(Number(delivery.seq)))
-    if (!endpoint.enabled || !body) {
-      await this.settle(
-        delivery,
-        { status: null, error: endpoint.enabled ? 'the event is no longer kept' : 'the endpoint is disabled' },
-        0,
-        true,
-      )
-      return
+    const bodies = await this.eventBodies(deliveries.filter((delivery) => delivery.body === null).map((delivery) => Number(delivery.seq)))
+    const settled: Outcome[] = []
+    const sendable: { delivery: DeliveryRow; body: Record<string, unknown> }[] = []
+    for (const delivery of deliveries) {
+      const body = delivery.body ?? bodies.get(Number(delivery.seq))
+      if (endpoint.enabled && body) sendable.push({ delivery, body })
+      else
+        settled.push({
+          delivery,
+          status: null,
+          error: endpoint.enabled ? 'the event is no longer kept' : 'the endpoint is disabled',
+          time: new Date(this.clock()),
+          durationMs: 0,
+          unattempted: true,
+        })
     }
-    const flying = this.inFlight.get(endpoint.id) ?? new Set<number>()
-    this.inFlight.set(endpoint.id, flying)
-    const startedAt = performance.now()
-    const slow = [...flying].filter((started) => startedAt - started > SLOW_MS).length
-    if (slow >= SLOW_PER_ENDPOINT || flying.size >= MOST_PER_ENDPOINT) {
-      await inTransaction(this.pool, (client) =>
-        this.queue(client, [{ id: delivery.id, endpoint: endpoint.id, attempt, due: new Date(Date.now() + SLOW_WAIT_MS) }]),
-      )
-      return
+    const sign = await this.signer(endpoint)
+    const lane = this.lanes.get(endpoint.id) ?? new Lane()
+    this.lanes.set(endpoint.id, lane)
+    const waiting: Queued[] = []
+    const goingOn: Promise<Outcome>[] = []
+    let next = 0
+    let stopped = false
+    const runner = async () => {
+      while (!stopped && next < sendable.length) {
+        const { delivery, body } = sendable[next++]
+        const token = performance.now() - began > JOB_BUDGET_MS ? undefined : await lane.enter()
+        if (token === undefined) {
+          // The endpoint is slow (or the job has run long): this one and the rest wait for a job of their own.
+          stopped = true
+          const later = new Date(this.clock() + (performance.now() - began > JOB_BUDGET_MS ? 0 : SLOW_WAIT_MS))
+          waiting.push(...[delivery, ...sendable.slice(next).map((item) => item.delivery)].map((item) => queuedAt(item, later)))
+          next = sendable.length
+          return
+        }
+        const attempt = this.send(delivery, endpoint, body, sign).finally(() => lane.leave(token))
+        const answer = await within(attempt, SLOW_MS)
+        if (answer) settled.push(answer)
+        else {
+          waiting.push(queuedAt(delivery, new Date(this.clock() + FALLBACK_MS)))
+          goingOn.push(attempt)
+        }
+      }
     }
-    flying.add(startedAt)
-    try {
-      await this.send(delivery, endpoint, body)
-    } finally {
-      flying.delete(startedAt)
-    }
+    await Promise.all(Array.from({ length: Math.min(MOST_PER_ENDPOINT, sendable.length) }, runner))
+    await this.settle(endpoint, settled, waiting)
+    for (const attempt of goingOn)
+      void attempt
+        .then((outcome) => this.settle(endpoint, [outcome], []))
+        .catch((error: unknown) => this.log.warn({ err: error, endpoint: endpoint.id }, 'webhook attempt not settled'))
   }
 
-  /** Signs and POSTs the delivery's body, then settles the attempt. */
-  private async send(delivery: DeliveryRow, endpoint: EndpointRow, body: Record<string, unknown>): Promise<void> {
+  /** Signs a payload with the endpoint's secret (and the previous one during its grace). */
+  private async signer(endpoint: EndpointRow): Promise<(id: string, at: Date, payload: string) => string> {
+    const now = this.clock()
+    const sealed = [
+      endpoint.secret,
+      ...(endpoint.previousSecret && endpoint.previousUntil && endpoint.previousUntil.getTime() > now ? [endpoint.previousSecret] : []),
+    ]
+    const signers = (await Promise.all(sealed.map((secret) => this.secrets.open(secret, endpoint.id)))).map((secret) => new Webhook(secret))
+    return (id, at, payload) => signers.map((signer) => signer.sign(id, at, payload)).join(' ')
+  }
+
+  /** Signs and POSTs the delivery's body; answers what came of it. */
+  private async send(
+    delivery: DeliveryRow,
+    endpoint: EndpointRow,
+    body: Record<string, unknown>,
+    sign: (id: string, at: Date, payload: string) => string,
+  ): Promise<Outcome> {
     const payload = JSON.stringify(body)
     const now = new Date(this.clock())
-    const keys = [
-      endpoint.secret,
-      ...(endpoint.previousSecret && endpoint.previousUntil && endpoint.previousUntil.getTime() > now.getTime()
-        ? [endpoint.previousSecret]
-        : []),
-    ]
-    const secrets = await Promise.all(keys.map((sealed) => this.secrets.open(sealed, endpoint.id)))
-    const signature = secrets.map((secret) => new Webhook(secret).sign(delivery.eventId, now, payload)).join(' ')
     const started = performance.now()
-    const answer = await this.post(new URL(endpoint.url), payload, {
+    const answer = await this.post(endpoint, payload, {
       'content-type': 'application/json',
       'webhook-id': delivery.eventId,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': signature,
+      'webhook-signature': sign(delivery.eventId, now, payload),
     })
-    await this.settle(delivery, answer, Math.round(performance.now() - started), false)
+    return { delivery, ...answer, time: new Date(this.clock()), durationMs: Math.round(performance.now() - started) }
   }
 
-  /** The attempt's outcome recorded, and what it makes due queued, in one transaction. */
-  private async settle(delivery: DeliveryRow, answer: Answer, durationMs: number, unattempted: boolean): Promise<void> {
-    const attempts = delivery.attempts + (unattempted ? 0 : 1)
-    const delivered = answer.status !== null && answer.status >= 200 && answer.status < 300
+  /**
+   * The outcomes of an endpoint's attempts recorded, what they make due queued (and the deliveries
+   * in `waiting` queued again), in one transaction.
+   */
+  private async settle(endpoint: EndpointRow, outcomes: readonly Outcome[], waiting: Queued[]): Promise<void> {
+    if (outcomes.length === 0 && waiting.length === 0) return
+    const now = this.clock()
+    const attempted = outcomes.filter((outcome) => !outcome.unattempted)
+    const failed = attempted.filter((outcome) => !delivered(outcome))
     await inTransaction(this.pool, async (client) => {
-      const record = async (outcome: 'delivered' | 'pending' | 'failed') => {
-        if (unattempted) return
-        await this.store.recordAttempt(client, delivery, {
-          attempt: attempts,
-          time: new Date(this.clock()),
-          ...answer,
-          durationMs,
-          outcome,
-        })
+      let disabled: string | undefined
+      if (failed.some((outcome) => outcome.status === 410)) disabled = 'the endpoint answered 410 Gone'
+      else if (failed.length > 0 && failed.length === attempted.length) {
+        const failingSince = await this.store.failing(client, endpoint.id)
+        if (now - failingSince.getTime() >= FAILING_DISABLES_AFTER_MS) disabled = 'every attempt failed for 5 days'
       }
-      if (delivered || unattempted) {
-        await record('delivered')
-        await this.queue(client, await this.store.end(client, delivery, delivered ? 'delivered' : 'failed', attempts))
+      const attempts: Attempted[] = []
+      const ended: Ended[] = []
+      const retries: { delivery: DeliveryRow; attempts: number; due: Date }[] = []
+      for (const outcome of outcomes) {
+        const { delivery, unattempted, ...answer } = outcome
+        const count = delivery.attempts + (unattempted ? 0 : 1)
+        const record = (result: Attempted['outcome']) =>
+          !unattempted && attempts.push({ delivery, attempt: count, ...answer, outcome: result })
+        if (delivered(outcome) || unattempted) {
+          record('delivered')
+          ended.push({ delivery, state: unattempted ? 'failed' : 'delivered', attempts: count })
+        } else if (disabled || count > RETRY_SECONDS.length) {
+          record('failed')
+          ended.push({ delivery, state: 'failed', attempts: count })
+        } else {
+          record('pending')
+          retries.push({ delivery, attempts: count, due: new Date(now + RETRY_SECONDS[count - 1] * 1000 * (0.8 + 0.4 * Math.random())) })
+        }
+      }
+      await this.store.recordAttempts(client, attempts)
+      const next = await this.store.end(client, endpoint.id, ended)
+      if (disabled) {
+        await this.store.disable(client, endpoint.id, disabled)
         return
       }
-      if (answer.status === 410) {
-        await record('failed')
-        await this.store.disable(client, delivery.endpoint, 'the endpoint answered 410 Gone')
-        return
-      }
-      const failingSince = await this.store.failing(client, delivery.endpoint)
-      if (this.clock() - failingSince.getTime() >= FAILING_DISABLES_AFTER_MS) {
-        await record('failed')
-        await this.store.disable(client, delivery.endpoint, 'every attempt failed for 5 days')
-        return
-      }
-      if (attempts > RETRY_SECONDS.length) {
-        await record('failed')
-        await this.queue(client, await this.store.end(client, delivery, 'failed', attempts))
-        return
-      }
-      await record('pending')
-      const delay = RETRY_SECONDS[attempts - 1] * 1000 * (0.8 + 0.4 * Math.random())
-      const { queued } = await this.store.retry(client, delivery, attempts, new Date(this.clock() + delay))
-      await this.queue(client, [queued])
+      await this.queue(client, [...next, ...(await this.store.retry(client, retries)), ...waiting])
     })
-    if (!delivered && !unattempted)
-      this.log.info({ endpoint: delivery.endpoint, event: delivery.eventId, ...answer }, 'webhook attempt failed')
+    for (const { delivery, status, error } of failed)
+      this.log.info({ endpoint: endpoint.id, event: delivery.eventId, status, error }, 'webhook attempt failed')
   }
 
   /** POSTs the payload; a 2xx status within 15 s delivers it. Refused networks are never connected to. */
-  private post(url: URL, payload: string, headers: Record<string, string>): Promise<Answer> {
-    if (refusedLiteral(url, this.allowPrivate)) return Promise.resolve({ status: null, error: 'the address is on a refused network' })
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest
-    return new Promise((resolve) => {
-      let done = false
-      const finish = (answer: Answer) => {
-        if (done) return
-        done = true
-        resolve(answer)
+  private async post(endpoint: EndpointRow, payload: string, headers: Record<string, string>): Promise<Answer> {
+    const url = new URL(endpoint.url)
+    if (refusedLiteral(url, this.allowPrivate)) return { status: null, error: 'the address is on a refused network' }
+    try {
+      const response = await this.connectionsTo(endpoint, url).request({
+        method: 'POST',
+        path: `${url.pathname}${url.search}`,
+        headers,
+        body: payload,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      })
+      // Read to its end, so that the connection serves the next attempt.
+      await response.body.dump()
+      return { status: response.statusCode, error: null }
+    } catch (caught) {
+      const error = caught as Error & { code?: string }
+      return {
+        status: null,
+        error:
+          error.name === 'AbortError' || error.name === 'TimeoutError'
+            ? 'no answer within 15 s'
+            : `${error.code ?? error.name}: ${error.message}`,
       }
-      const outgoing = request(
-        url,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': Buffer.byteLength(payload) },
-          lookup: guardedLookup(this.allowPrivate),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-          agent: false,
-        },
-        (response: IncomingMessage) => {
-          finish({ status: response.statusCode ?? null, error: null })
-          response.destroy()
-        },
-      )
-      outgoing.on('error', (error: Error & { code?: string }) =>
-        finish({
-          status: null,
-          error:
-            error.name === 'AbortError' || error.name === 'TimeoutError'
-              ? 'no answer within 15 s'
-              : `${error.code ?? error.name}: ${error.message}`,
-        }),
-      )
-      outgoing.end(payload)
-    })
+    }
+  }
+
+  /** The endpoint's keep-alive connections (new ones when its origin changed); each connection resolves the name again. */
+  private connectionsTo(endpoint: EndpointRow, url: URL): Pool {
+    const kept = this.connections.get(endpoint.id)
+    if (kept && kept.origin === url.origin) {
+      kept.used = performance.now()
+      return kept.pool
+    }
+    void kept?.pool.destroy()
+    const pool = new Pool(url.origin, { connections: MOST_PER_ENDPOINT, connect: { lookup: guardedLookup(this.allowPrivate) } })
+    this.connections.set(endpoint.id, { origin: url.origin, pool, used: performance.now() })
+    return pool
+  }
+}
+
+const delivered = (outcome: Outcome) => !outcome.unattempted && outcome.status !== null && outcome.status >= 200 && outcome.status < 300
+
+const queuedAt = (delivery: DeliveryRow, due: Date): Queued => ({
+  id: delivery.id,
+  endpoint: delivery.endpoint,
+  attempt: delivery.attempts,
+  due,
+})
+
+/** The promise's value if it settles within `ms`, else undefined (it goes on). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -169,13 +169,13 @@ export class EventStore {
     }
   }
 
-  /** The event at `seq`, while it is kept. */
-  async bySeq(seq: number): Promise<StoredEvent | undefined> {
+  /** The events at these positions that are still kept. */
+  async bySeqs(seqs: readonly number[]): Promise<StoredEvent[]> {
     const { rows } = await this.sequencerPool.query<StoredEvent>(
-      'SELECT seq::float8 AS seq, id, type, time, "companyCode", data FROM event WHERE seq = $1',
-      [seq],
+      'SELECT seq::float8 AS seq, id, type, time, "companyCode", data FROM event WHERE seq = ANY ($1::bigint[])',
+      [seqs],
     )
-    return rows[0]
+    return rows
   }
 
   /**

@@ -45,6 +45,18 @@ export interface AttemptRow {
   error: string | null
 }
 
+/** An attempt made, as recorded. */
+export interface Attempted extends Omit<AttemptRow, 'eventId' | 'type'> {
+  delivery: DeliveryRow
+}
+
+/** A delivery that ends, and after how many attempts. */
+export interface Ended {
+  delivery: DeliveryRow
+  state: 'delivered' | 'failed'
+  attempts: number
+}
+
 /** A delivery whose job is to be queued: its id, endpoint and when. */
 export interface Queued {
   id: string
@@ -162,13 +174,14 @@ export class WebhookStore {
     return rows[0]?.body
   }
 
-  /** The delivery if its `attempt` is the one due (else a stale job: undefined). */
-  async due(id: string, attempt: number): Promise<DeliveryRow | undefined> {
+  /** Of these (delivery, attempt) pairs, the deliveries whose attempt is the one due (a stale job's are done already). */
+  async dueMany(items: readonly (readonly [string, number])[]): Promise<DeliveryRow[]> {
     const { rows } = await this.pool.query<DeliveryRow>(
-      `SELECT * FROM webhook_delivery WHERE id = $1 AND state = 'pending' AND attempts = $2`,
-      [id, attempt],
+      `SELECT d.* FROM webhook_delivery AS d JOIN unnest($1::bigint[], $2::int[]) AS j(id, attempt) ON d.id = j.id ` +
+        `AND d.attempts = j.attempt WHERE d.state = 'pending' ORDER BY d.id`,
+      [items.map(([id]) => id), items.map(([, attempt]) => attempt)],
     )
-    return rows[0]
+    return rows
   }
 
   /** A page of an endpoint's attempts, newest first. */
@@ -183,39 +196,48 @@ export class WebhookStore {
     return { list: rows.map(({ total: _, ...attempt }) => attempt), total }
   }
 
-  /** An attempt as the deliveries page shows it. */
-  async recordAttempt(db: Queryable, delivery: DeliveryRow, attempt: Omit<AttemptRow, 'eventId' | 'type'>): Promise<void> {
+  /** Attempts as the deliveries page shows them, in one statement. */
+  async recordAttempts(db: Queryable, attempts: readonly Attempted[]): Promise<void> {
+    if (attempts.length === 0) return
     await db.query(
       `INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error) ` +
-        `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `SELECT endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error FROM json_to_recordset($1::json) ` +
+        `AS a(endpoint text, delivery bigint, "eventId" uuid, type text, attempt int, time timestamptz, status int, "durationMs" int, outcome text, error text)`,
       [
-        delivery.endpoint,
-        delivery.id,
-        delivery.eventId,
-        delivery.type,
-        attempt.attempt,
-        attempt.time,
-        attempt.status,
-        attempt.durationMs,
-        attempt.outcome,
-        attempt.error,
+        JSON.stringify(
+          attempts.map(({ delivery, ...attempt }) => ({
+            endpoint: delivery.endpoint,
+            delivery: delivery.id,
+            eventId: delivery.eventId,
+            type: delivery.type,
+            ...attempt,
+          })),
+        ),
       ],
     )
   }
 
   /**
-   * The delivery ends (delivered or failed) after `attempts` attempts; the next waiting delivery of
-   * its record to its endpoint becomes pending (answered, to be queued). One the sequencer planned
-   * behind it meanwhile (each seeing the other's snapshot) is queued by `stranded`.
+   * These deliveries of one endpoint end (delivered or failed, after their count of attempts); the
+   * next waiting delivery of each of their records becomes pending (answered, to be queued). One the
+   * sequencer planned behind them meanwhile (each seeing the other's snapshot) is queued by `stranded`.
    */
-  async end(db: Queryable, delivery: DeliveryRow, state: 'delivered' | 'failed', attempts: number): Promise<Queued[]> {
-    await db.query(`UPDATE webhook_delivery SET state = $2, attempts = $3 WHERE id = $1`, [delivery.id, state, attempts])
-    if (state === 'delivered') await db.query(`UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1`, [delivery.endpoint])
-    if (delivery.recordKey === null) return []
+  async end(db: Queryable, endpoint: string, ended: readonly Ended[]): Promise<Queued[]> {
+    if (ended.length === 0) return []
+    await db.query(
+      `UPDATE webhook_delivery AS d SET state = e.state, attempts = e.attempts FROM json_to_recordset($1::json) ` +
+        `AS e(id bigint, state text, attempts int) WHERE d.id = e.id`,
+      [JSON.stringify(ended.map(({ delivery, state, attempts }) => ({ id: delivery.id, state, attempts })))],
+    )
+    if (ended.some(({ state }) => state === 'delivered'))
+      await db.query(`UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1 AND "failingSince" IS NOT NULL`, [endpoint])
+    const keys = [...new Set(ended.map(({ delivery }) => delivery.recordKey).filter((key) => key !== null))]
+    if (keys.length === 0) return []
     const { rows } = await db.query<Queued>(
-      `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE id = (SELECT id FROM webhook_delivery ` +
-        `WHERE endpoint = $1 AND "recordKey" = $2 AND state = 'waiting' ORDER BY seq LIMIT 1) RETURNING id, endpoint, attempts AS attempt, due`,
-      [delivery.endpoint, delivery.recordKey],
+      `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE id IN (SELECT DISTINCT ON ("recordKey") id FROM webhook_delivery ` +
+        `WHERE endpoint = $1 AND "recordKey" = ANY ($2::text[]) AND state = 'waiting' ORDER BY "recordKey", seq) ` +
+        `RETURNING id, endpoint, attempts AS attempt, due`,
+      [endpoint, keys],
     )
     return rows
   }
@@ -231,13 +253,15 @@ export class WebhookStore {
     return rows
   }
 
-  /** Another attempt at `due`; answers since when every attempt to the endpoint has failed. */
-  async retry(db: Queryable, delivery: DeliveryRow, attempts: number, due: Date): Promise<{ queued: Queued; failingSince: Date }> {
+  /** Another attempt of each, at its `due`, after its count of attempts so far. */
+  async retry(db: Queryable, retries: readonly { delivery: DeliveryRow; attempts: number; due: Date }[]): Promise<Queued[]> {
+    if (retries.length === 0) return []
     const { rows } = await db.query<Queued>(
-      `UPDATE webhook_delivery SET attempts = $2, due = $3 WHERE id = $1 RETURNING id, endpoint, attempts AS attempt, due`,
-      [delivery.id, attempts, due],
+      `UPDATE webhook_delivery AS d SET attempts = r.attempts, due = r.due FROM json_to_recordset($1::json) ` +
+        `AS r(id bigint, attempts int, due timestamptz) WHERE d.id = r.id RETURNING d.id, d.endpoint, d.attempts AS attempt, d.due`,
+      [JSON.stringify(retries.map(({ delivery, attempts, due }) => ({ id: delivery.id, attempts, due })))],
     )
-    return { queued: rows[0], failingSince: await this.failing(db, delivery.endpoint) }
+    return rows
   }
 
   /** Since when every attempt to the endpoint has failed (now, if this is the first failure). */

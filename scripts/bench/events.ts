@@ -1,0 +1,140 @@
+// Row group `events`: webhook delivery under the write load. One enterprise edition (src/main.ts)
+// on a fresh database and one receiver (webhook-receiver.ts, its own process, answering 204 at
+// once) are loaded with `monitorEquip/add` bodies, rounds alternating a run without an endpoint and
+// a run with one endpoint subscribed to every event type; after each run with it, the time from the
+// end of the load until every event written during the run has been delivered (each counted once,
+// by webhook-id), and the deliveries a second from the first delivery to the last.
+import { fork } from 'node:child_process'
+import path from 'node:path'
+import { delay, fail, halted, median, note } from './common.ts'
+import { Bodies, document } from './bodies.ts'
+import { connect, type Databases } from './database.ts'
+import { login, ok } from './http.ts'
+import { runLoad } from './load.ts'
+import { EDITION_PASSWORD, startEdition, stop } from './processes.ts'
+import { addRow } from './report.ts'
+import { settings } from './settings.ts'
+
+interface Received {
+  count: number
+  first: number
+  last: number
+}
+
+/** The receiver's process: `ask` sends a message and, for 'count', answers its reply. */
+async function startReceiver() {
+  const child = fork(path.join(import.meta.dirname, 'webhook-receiver.ts'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const replies: ((message: unknown) => void)[] = []
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the webhook receiver exited while starting (${code})`)))
+    child.once('message', (message) => resolve((message as { url: string }).url))
+  })
+  child.on('message', (message) => replies.shift()?.(message))
+  return {
+    url,
+    reset: () => child.send('reset'),
+    count: () =>
+      new Promise<Received>((resolve) => {
+        replies.push(resolve as (message: unknown) => void)
+        child.send('count')
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.send('stop')))),
+  }
+}
+
+const EVENT_TYPES = (document.components?.schemas?.EventType as { enum?: string[] } | undefined)?.enum
+
+export async function eventsGroup(databases: Databases): Promise<void> {
+  if (!EVENT_TYPES?.length) throw new Error('openapi.yaml lists no EventType')
+  const databaseUrl = await databases.create('events')
+  const proc = await startEdition('events', 'enterprise', databaseUrl, { raisedLimits: true, extra: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+  const receiver = await startReceiver()
+  const db = await connect(databaseUrl)
+  const rates: Record<'none' | 'one', number[]> = { none: [], one: [] }
+  const catchUp: number[] = []
+  const perSecond: number[] = []
+  const details: string[] = []
+  try {
+    const token = await login(proc.url, 'admin', EDITION_PASSWORD)
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` }
+    const bodies = new Bodies('ev-')
+    const load = async (name: string, seconds: number) =>
+      (
+        await runLoad(
+          { name, url: proc.url, path: '/hazard/monitorEquip/add', headers, body: () => bodies.next(), checkAnswers: true },
+          seconds,
+        )
+      ).result
+    note(`warm-up: events (${settings.warmupSeconds} s)`)
+    if (settings.warmupSeconds > 0) await load('events warm-up', settings.warmupSeconds)
+    /** The last seq once every event committed so far is numbered (the feed's read numbers them first). */
+    const lastSeq = async () => {
+      await ok(`${proc.url}/system/event/list`, { pageSize: 1 }, token, 'event/list')
+      return Number((await db.query('SELECT last FROM event_counter')).rows[0].last)
+    }
+    for (let round = 1; round <= settings.rounds && !halted(); round++) {
+      note(`round ${round}/${settings.rounds}: events, no endpoint (${settings.seconds} s)`)
+      rates.none.push((await load('events, no endpoint', settings.seconds)).requests.average)
+      await ok(`${proc.url}/system/webhook/add`, { id: 'bench', url: receiver.url, types: EVENT_TYPES }, token, 'webhook/add')
+      const from = await lastSeq()
+      receiver.reset()
+      note(`round ${round}/${settings.rounds}: events, one endpoint (${settings.seconds} s)`)
+      const result = await load('events, one endpoint', settings.seconds)
+      const stopped = Date.now()
+      rates.one.push(result.requests.average)
+      const atStop = (await receiver.count()).count
+      const events = (await lastSeq()) - from
+      let received = await receiver.count()
+      while (received.count < events && Date.now() - stopped < settings.syncTimeoutSeconds * 1000 && !halted()) {
+        await delay(100)
+        received = await receiver.count()
+      }
+      if (received.count < events) {
+        fail(`events: ${received.count} of ${events} events delivered ${settings.syncTimeoutSeconds} s after the load stopped`)
+        break
+      }
+      // Every delivery settled `delivered` (the last attempts' outcomes are recorded just after their answers).
+      const undelivered = async () =>
+        Number((await db.query(`SELECT count(*) AS n FROM webhook_delivery WHERE endpoint = 'bench' AND state <> 'delivered'`)).rows[0].n)
+      const settledBy = Date.now() + 30_000
+      while ((await undelivered()) > 0 && Date.now() < settledBy) await delay(200)
+      const left = await undelivered()
+      if (left > 0) fail(`events: ${left} deliveries to an endpoint answering 204 not delivered 30 s after their events were received`)
+      catchUp.push(Math.max(0, received.last - stopped) / 1000)
+      perSecond.push(received.count / Math.max((received.last - received.first) / 1000, 0.001))
+      details.push(`${events} events, ${atStop} delivered when the load stopped`)
+      note(`events: ${details.at(-1)}; the last ${catchUp.at(-1)!.toFixed(2)} s after it; ${perSecond.at(-1)!.toFixed(0)} deliveries/s`)
+      await ok(`${proc.url}/system/webhook/delete`, { id: 'bench' }, token, 'webhook/delete')
+    }
+  } finally {
+    await db.end().catch(() => {})
+    await receiver.stop()
+    await stop(proc)
+  }
+  if (catchUp.length === 0) return
+  addRow({
+    group: 'events',
+    what: 'every event delivered to one endpoint (every type, a receiver answering at once), after the add load stopped',
+    value: Math.max(...catchUp),
+    unit: 's',
+    target: { op: '<=', limit: 5, relative: false },
+    detail: `worst of runs [${catchUp.map((s) => s.toFixed(2)).join(', ')}] s; ${details.join('; ')}`,
+  })
+  addRow({
+    group: 'events',
+    what: 'deliveries a second to that endpoint, first delivery to last',
+    value: median(perSecond),
+    unit: '/s',
+    detail: `runs ${perSecond.map(Math.round).join(', ')}/s; the add load: ${rates.one.map(Math.round).join(', ')} req/s`,
+  })
+  const pairs = rates.one.map((rate, i) => rate / rates.none[i])
+  addRow({
+    group: 'events',
+    what: 'monitorEquip/add with that endpoint against none (same edition, alternated)',
+    value: median(rates.one),
+    unit: 'req/s',
+    ratio: median(pairs),
+    detail: `paired ratios [${pairs.map((ratio) => ratio.toFixed(2)).join(', ')}]; without: ${rates.none.map(Math.round).join(', ')} req/s`,
+  })
+}
