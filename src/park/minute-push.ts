@@ -37,9 +37,16 @@ export class MinutePush implements PushStream {
     return this.minutes.waiting()
   }
 
+  /**
+   * The minutes noted before it started: under a steady load of readings the current minutes are
+   * noted again all the time, and a drain taking them too would never end (nor let records and
+   * alarms through). The readings' calls wake the push for the rest.
+   */
   async drain(): Promise<void> {
+    const upTo = await this.minutes.lastChange()
+    if (upTo === null) return
     for (;;) {
-      const page = await this.minutes.page(MINUTES_PAGE)
+      const page = await this.minutes.page(MINUTES_PAGE, upTo)
       if (page.length === 0) return
       const items = page.flatMap((minute) => (minute.item ? [minute.item] : []))
       if (items.length > 0) {

@@ -26,20 +26,20 @@ export class ChangedMinutes {
   }
 
   /**
-   * The oldest `limit` notes, each with its minute's aggregate as stored now (null when its readings
+   * The oldest `limit` notes up to the mark `upTo`, each with its minute's aggregate as stored now (null when its readings
    * are gone: past the retention). Read in one statement, so a note and the readings it stands for
    * agree: a reading stored later notes its minute again.
    */
-  async page(limit: number): Promise<ChangedMinute[]> {
+  async page(limit: number, upTo: string): Promise<ChangedMinute[]> {
     const { rows } = await this.pool.query(
       `SELECT c.point, c.minute, c.change::text AS change, p."monitorEquipId", a.* ` +
-        `FROM (SELECT * FROM monitor_minute_changed ORDER BY change LIMIT $1) AS c JOIN monitor_point p ON p.point = c.point ` +
+        `FROM (SELECT * FROM monitor_minute_changed WHERE change <= $2 ORDER BY change LIMIT $1) AS c JOIN monitor_point p ON p.point = c.point ` +
         `CROSS JOIN LATERAL (SELECT count(*)::int AS count, (array_agg(${VALUE} ORDER BY r.value, r.time))[1] AS min, ` +
         `(array_agg(${VALUE} ORDER BY r.value DESC, r.time))[1] AS max, (array_agg(${VALUE} ORDER BY r.time DESC))[1] AS last, ` +
         `(array_agg(r.fault ORDER BY r.time DESC))[1] AS "lastFault", sum(r.value)::text AS sum, ` +
         `round(sum(r.value) / nullif(count(*), 0), 6)::text AS avg ` +
         `FROM monitor_reading r WHERE r.point = c.point AND r.time >= c.minute AND r.time < c.minute + 60) AS a ORDER BY c.change`,
-      [limit],
+      [limit, upTo],
     )
     return rows.map((row) => ({
       point: row.point,
@@ -72,6 +72,12 @@ export class ChangedMinutes {
         `ON c.point = f.point AND c.minute = f.minute AND c.change = f.change ORDER BY c.point, c.minute FOR UPDATE OF c))`,
       [minutes.map((m) => m.point), minutes.map((m) => m.second), minutes.map((m) => m.change)],
     )
+  }
+
+  /** The mark of the latest note, null when none waits. */
+  async lastChange(): Promise<string | null> {
+    const { rows } = await this.pool.query(`SELECT max(change)::text AS change FROM monitor_minute_changed`)
+    return rows[0].change
   }
 
   /** How many minutes wait to be pushed. */
