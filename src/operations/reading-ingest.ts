@@ -145,15 +145,12 @@ export class ReadingIngest {
 
   /** Stores the checked readings and judges those stored; answers how many were duplicates. */
   private async store(db: Queryable, checked: CheckedReading[], failed: ReadingFailure[], now: number): Promise<number> {
-    const points = new Map(
-      (
-        await this.readings.lockPoints(
-          db,
-          checked.map((reading) => reading.monitorEquipId),
-          new Date(now),
-        )
-      ).map((p) => [p.monitorEquipId, p]),
+    const locked = await this.readings.lockPoints(
+      db,
+      checked.map((reading) => reading.monitorEquipId),
+      new Date(now),
     )
+    const points = new Map(locked.map((point) => [point.monitorEquipId, point]))
     const rows: (StoredReading & { index: number })[] = []
     const seen = new Set<string>()
     let duplicates = 0
@@ -172,21 +169,26 @@ export class ReadingIngest {
       seen.add(key)
       rows.push({ index: reading.index, point: point.point, time: reading.time, value: reading.value, quality: reading.quality })
     }
+    // By point and time: each point's readings in the order they are judged.
+    rows.sort((a, b) => a.point - b.point || a.time - b.time)
     const stored = await this.readings.insert(db, rows)
-    const accepted = rows.filter((row) => stored.has(`${row.point}:${row.time}`))
-    duplicates += rows.length - accepted.length
-    const byPoint = new Map<number, (StoredReading & { index: number })[]>()
-    for (const row of accepted) {
+    const byPoint = new Map<number, StoredReading[]>()
+    for (const row of rows) {
+      if (!stored(row)) {
+        duplicates++
+        continue
+      }
       const own = byPoint.get(row.point)
       if (own) own.push(row)
       else byPoint.set(row.point, [row])
     }
     const updates: PointUpdate[] = []
-    for (const point of points.values()) {
-      const own = byPoint.get(point.point)?.sort((a, b) => a.time - b.time || a.index - b.index)
+    // In point order, as they are locked.
+    for (const point of locked) {
+      const own = byPoint.get(point.point)
       if (own) updates.push(await this.judge(db, point, own, now))
     }
-    await this.readings.updatePoints(db, updates)
+    await this.readings.updatePoints(db, updates, 'earliest')
     return duplicates
   }
 
