@@ -113,15 +113,15 @@ export class ReadingIngest {
     const failed: ReadingFailure[] = []
     const checked: CheckedReading[] = []
     list.forEach((item, index) => {
-      const problem = this.problemOf(item, now)
+      const seconds = this.secondsOf(item, now)
       // Echoed only when it is an identifier: the answer never carries text that is not one.
       const monitorEquipId =
         isObject(item) && typeof item.monitorEquipId === 'string' && ID.test(item.monitorEquipId) ? item.monitorEquipId : null
-      if (problem !== undefined || monitorEquipId === null || !isObject(item)) {
-        failed.push({ index, monitorEquipId, code: Code.badParameter, reason: problem ?? 'monitorEquipId: required' })
+      if (typeof seconds === 'string' || monitorEquipId === null || !isObject(item)) {
+        const reason = typeof seconds === 'string' ? seconds : 'monitorEquipId: required'
+        failed.push({ index, monitorEquipId, code: Code.badParameter, reason })
         return
       }
-      const seconds = instantSeconds(String(item.time)) ?? Number.NaN
       const quality = item.quality === 1 ? 1 : 0
       checked.push({ index, monitorEquipId, time: readingSecond(Math.floor(seconds) * 1000), value: String(item.value), quality })
     })
@@ -131,8 +131,8 @@ export class ReadingIngest {
     return { accepted: list.length - failed.length - duplicates, duplicates, failed }
   }
 
-  /** Why a reading is refused alone (1002), or undefined. */
-  private problemOf(item: unknown, now: number): string | undefined {
+  /** The reading's time (seconds since the epoch), or why it is refused alone (1002). */
+  private secondsOf(item: unknown, now: number): number | string {
     if (!this.validate(item)) return describeErrors(this.validate.errors)
     const seconds = instantSeconds(String((item as Record<string, unknown>).time))
     if (seconds === undefined) return 'time: must be a valid ISO 8601 instant with offset'
@@ -140,7 +140,7 @@ export class ReadingIngest {
     if (seconds * 1000 < now - this.retentionDays * 86_400_000) {
       return `time: older than the readings' retention (${this.retentionDays} days)`
     }
-    return undefined
+    return seconds
   }
 
   /** Stores the checked readings and judges those stored; answers how many were duplicates. */
