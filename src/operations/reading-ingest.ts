@@ -204,7 +204,7 @@ export class ReadingIngest {
         now,
       )
       state = outcome.state
-      await this.apply(db, point, outcome.changes)
+      if (outcome.changes.length > 0) await this.apply(db, point, outcome.changes)
     }
     const newest = readings[readings.length - 1]
     const deadline = offlineDeadline(state, settings)
