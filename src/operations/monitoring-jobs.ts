@@ -89,7 +89,7 @@ export class MonitoringJobs {
             newest: undefined,
           })
         }
-        await this.readings.updatePoints(db, updates)
+        await this.readings.updatePoints(db, updates, 'exact')
         return points.length
       })
       if (taken < SWEEP_PAGE) return raised

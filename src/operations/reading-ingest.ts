@@ -113,15 +113,15 @@ export class ReadingIngest {
     const failed: ReadingFailure[] = []
     const checked: CheckedReading[] = []
     list.forEach((item, index) => {
-      const problem = this.problemOf(item, now)
+      const seconds = this.secondsOf(item, now)
       // Echoed only when it is an identifier: the answer never carries text that is not one.
       const monitorEquipId =
         isObject(item) && typeof item.monitorEquipId === 'string' && ID.test(item.monitorEquipId) ? item.monitorEquipId : null
-      if (problem !== undefined || monitorEquipId === null || !isObject(item)) {
-        failed.push({ index, monitorEquipId, code: Code.badParameter, reason: problem ?? 'monitorEquipId: required' })
+      if (typeof seconds === 'string' || monitorEquipId === null || !isObject(item)) {
+        const reason = typeof seconds === 'string' ? seconds : 'monitorEquipId: required'
+        failed.push({ index, monitorEquipId, code: Code.badParameter, reason })
         return
       }
-      const seconds = instantSeconds(String(item.time)) ?? Number.NaN
       const quality = item.quality === 1 ? 1 : 0
       checked.push({ index, monitorEquipId, time: readingSecond(Math.floor(seconds) * 1000), value: String(item.value), quality })
     })
@@ -131,8 +131,8 @@ export class ReadingIngest {
     return { accepted: list.length - failed.length - duplicates, duplicates, failed }
   }
 
-  /** Why a reading is refused alone (1002), or undefined. */
-  private problemOf(item: unknown, now: number): string | undefined {
+  /** The reading's time (seconds since the epoch), or why it is refused alone (1002). */
+  private secondsOf(item: unknown, now: number): number | string {
     if (!this.validate(item)) return describeErrors(this.validate.errors)
     const seconds = instantSeconds(String((item as Record<string, unknown>).time))
     if (seconds === undefined) return 'time: must be a valid ISO 8601 instant with offset'
@@ -140,20 +140,17 @@ export class ReadingIngest {
     if (seconds * 1000 < now - this.retentionDays * 86_400_000) {
       return `time: older than the readings' retention (${this.retentionDays} days)`
     }
-    return undefined
+    return seconds
   }
 
   /** Stores the checked readings and judges those stored; answers how many were duplicates. */
   private async store(db: Queryable, checked: CheckedReading[], failed: ReadingFailure[], now: number): Promise<number> {
-    const points = new Map(
-      (
-        await this.readings.lockPoints(
-          db,
-          checked.map((reading) => reading.monitorEquipId),
-          new Date(now),
-        )
-      ).map((p) => [p.monitorEquipId, p]),
+    const locked = await this.readings.lockPoints(
+      db,
+      checked.map((reading) => reading.monitorEquipId),
+      new Date(now),
     )
+    const points = new Map(locked.map((point) => [point.monitorEquipId, point]))
     const rows: (StoredReading & { index: number })[] = []
     const seen = new Set<string>()
     let duplicates = 0
@@ -172,21 +169,26 @@ export class ReadingIngest {
       seen.add(key)
       rows.push({ index: reading.index, point: point.point, time: reading.time, value: reading.value, quality: reading.quality })
     }
+    // By point and time: each point's readings in the order they are judged.
+    rows.sort((a, b) => a.point - b.point || a.time - b.time)
     const stored = await this.readings.insert(db, rows)
-    const accepted = rows.filter((row) => stored.has(`${row.point}:${row.time}`))
-    duplicates += rows.length - accepted.length
-    const byPoint = new Map<number, (StoredReading & { index: number })[]>()
-    for (const row of accepted) {
+    const byPoint = new Map<number, StoredReading[]>()
+    for (const row of rows) {
+      if (!stored(row)) {
+        duplicates++
+        continue
+      }
       const own = byPoint.get(row.point)
       if (own) own.push(row)
       else byPoint.set(row.point, [row])
     }
     const updates: PointUpdate[] = []
-    for (const point of points.values()) {
-      const own = byPoint.get(point.point)?.sort((a, b) => a.time - b.time || a.index - b.index)
+    // In point order, as they are locked.
+    for (const point of locked) {
+      const own = byPoint.get(point.point)
       if (own) updates.push(await this.judge(db, point, own, now))
     }
-    await this.readings.updatePoints(db, updates)
+    await this.readings.updatePoints(db, updates, 'earliest')
     return duplicates
   }
 
@@ -202,7 +204,7 @@ export class ReadingIngest {
         now,
       )
       state = outcome.state
-      await this.apply(db, point, outcome.changes)
+      if (outcome.changes.length > 0) await this.apply(db, point, outcome.changes)
     }
     const newest = readings[readings.length - 1]
     const deadline = offlineDeadline(state, settings)

@@ -67,12 +67,29 @@ const SETTING_COLUMNS = [
   'frozenAfterSeconds',
 ] as const
 
-const LOCK_POINTS =
-  `SELECT p.point, p."monitorEquipId", p.state, p."newestTime", ` +
-  `coalesce(p."shelvedUntil" > $2, false) AS shelved, e."monitorCode", e."monitorName", ` +
-  SETTING_COLUMNS.map((column) => `e."${column}"`).join(', ') +
-  ` FROM monitor_point p JOIN monitor_equip e ON e.id = p."monitorEquipId" AND e.live ` +
-  `WHERE p."monitorEquipId" = ANY($1::text[]) ORDER BY p.point FOR UPDATE OF p`
+/** A point and its equipment (`p` and `e`). */
+const POINT_COLUMNS = [
+  'p.point',
+  'p."monitorEquipId"',
+  'e."monitorCode"',
+  'e."monitorName"',
+  ...SETTING_COLUMNS.map((column) => `e."${column}"`),
+].join(', ')
+const POINTS = `FROM monitor_point p JOIN monitor_equip e ON e.id = p."monitorEquipId" AND e.live`
+/** What evaluation stored of a point, and whether it is shelved at $2. */
+const STATE_COLUMNS = `p.state, p."newestTime", coalesce(p."shelvedUntil" > $2, false) AS shelved`
+
+const LOCK_POINTS = `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} ${POINTS} WHERE p."monitorEquipId" = ANY($1::text[]) ORDER BY p.point FOR UPDATE OF p`
+
+/**
+ * `offlineDue` as the ingest writes it: the new deadline only when it is earlier than the one
+ * stored (or there is none), so that the row's indexes stay as they are and its update is a
+ * heap-only one (migration 150). The sweep moves a deadline that came too early (`exact`).
+ */
+const DUE = {
+  earliest: `CASE WHEN u.due IS NULL OR p."offlineDue" IS NULL OR u.due < p."offlineDue" THEN u.due ELSE p."offlineDue" END`,
+  exact: 'u.due',
+}
 
 function lockedPoint(row: Record<string, unknown>): LockedPoint {
   const settings = Object.fromEntries(SETTING_COLUMNS.map((column) => [column, row[column]])) as unknown as EquipmentSettings
@@ -98,6 +115,12 @@ const numericLoses = (value: string): boolean => /^-0(\.0+)?$/.test(value)
 const NOTE_MINUTES =
   `noted AS (INSERT INTO monitor_minute_changed (point, minute) SELECT DISTINCT point, time - time % 60 FROM stored ` +
   `ORDER BY 1, 2 ON CONFLICT (point, minute) DO UPDATE SET change = nextval('monitor_minute_change'))`
+
+/**
+ * An array parameter written out: for numerals and the like only (no quoting, null as NULL), which
+ * spares the driver quoting each element of large arrays.
+ */
+const numerals = (values: (string | number | null)[]): string => `{${values.map((value) => value ?? 'NULL').join(',')}}`
 
 export class ReadingStore {
   private readonly pool: pg.Pool
@@ -144,64 +167,84 @@ export class ReadingStore {
     return dropped
   }
 
-  /** The live points of these equipment ids (made on their first reading), locked in point order. */
+  /**
+   * The live points of these equipment ids, locked in point order, with their state; a point is
+   * made on its first reading.
+   */
   async lockPoints(db: Queryable, equipmentIds: string[], now: Date): Promise<LockedPoint[]> {
-    const ids = [...new Set(equipmentIds)].sort()
+    const ids = [...new Set(equipmentIds)]
+    const found = (await db.query(LOCK_POINTS, [ids, now])).rows.map(lockedPoint)
+    if (found.length === ids.length) return found
+    const known = new Set(found.map((point) => point.monitorEquipId))
+    const missing = ids.filter((id) => !known.has(id)).sort()
     await db.query(
       `INSERT INTO monitor_point ("monitorEquipId", state) SELECT id, '{}' FROM monitor_equip ` +
         `WHERE id = ANY($1::text[]) AND live ORDER BY id ON CONFLICT ("monitorEquipId") DO NOTHING`,
-      [ids],
+      [missing],
     )
-    const { rows } = await db.query(LOCK_POINTS, [ids, now])
-    return rows.map(lockedPoint)
+    return [...found, ...(await db.query(LOCK_POINTS, [missing, now])).rows.map(lockedPoint)]
   }
 
-  /** Inserts the readings; answers those stored (not duplicates) as "point:time" keys. */
-  async insert(db: Queryable, readings: StoredReading[]): Promise<Set<string>> {
-    if (readings.length === 0) return new Set()
+  /**
+   * Inserts the readings (and notes their minutes, when a park receives them); answers whether a
+   * reading was stored (false: a duplicate). The caller orders them by point and time, so that two
+   * batches holding the same readings wait on each other in one order.
+   */
+  async insert(db: Queryable, readings: StoredReading[]): Promise<(reading: StoredReading) => boolean> {
+    if (readings.length === 0) return () => false
     const insert =
       `INSERT INTO monitor_reading (time, point, fault, value, sent) ` +
       `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time`
-    const { rows } = await db.query<{ point: number; time: number }>(
-      this.notesMinutes ? `WITH stored AS (${insert}), ${NOTE_MINUTES} SELECT point, time FROM stored` : insert,
+    // The readings stored come back only when some were not: most batches hold no duplicate.
+    const answer = `SELECT CASE WHEN count(*) < $6 THEN coalesce(array_agg(point::text || ':' || time), '{}') END AS stored FROM stored`
+    const { rows } = await db.query<{ stored: string[] | null }>(
+      `WITH stored AS (${insert})${this.notesMinutes ? `, ${NOTE_MINUTES}` : ''} ${answer}`,
       [
-        readings.map((reading) => reading.time),
-        readings.map((reading) => reading.point),
-        readings.map((reading) => reading.quality === 1),
-        readings.map((reading) => reading.value),
-        readings.map((reading) => (numericLoses(reading.value) ? reading.value : null)),
+        numerals(readings.map((reading) => reading.time)),
+        numerals(readings.map((reading) => reading.point)),
+        numerals(readings.map((reading) => (reading.quality === 1 ? 't' : 'f'))),
+        numerals(readings.map((reading) => reading.value)),
+        numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null))),
+        readings.length,
       ],
     )
-    return new Set(rows.map((row) => `${row.point}:${row.time}`))
+    const stored = rows[0].stored
+    if (stored === null) return () => true
+    const keys = new Set(stored)
+    return (reading) => keys.has(`${reading.point}:${reading.time}`)
   }
 
-  /** Writes the points' state after their readings were judged. */
-  async updatePoints(db: Queryable, updates: PointUpdate[]): Promise<void> {
+  /**
+   * Writes the points' state after their readings were judged; `due` says how `offlineDue` is
+   * written (see DUE). One JSON document carries them all.
+   */
+  async updatePoints(db: Queryable, updates: PointUpdate[], due: keyof typeof DUE): Promise<void> {
     if (updates.length === 0) return
+    const rows = updates.map((update) => ({
+      point: update.point,
+      state: update.state,
+      due: update.offlineDue?.toISOString() ?? null,
+      time: update.newest?.time ?? null,
+      value: update.newest?.value ?? null,
+      quality: update.newest?.quality ?? null,
+    }))
     await db.query(
-      `UPDATE monitor_point p SET state = u.state, "offlineDue" = u.due, ` +
+      `UPDATE monitor_point p SET state = u.state, "offlineDue" = ${DUE[due]}, ` +
         `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
         `"newestQuality" = coalesce(u.quality, p."newestQuality") ` +
-        `FROM unnest($1::int[], $2::jsonb[], $3::timestamptz[], $4::int[], $5::text[], $6::smallint[]) AS u(point, state, due, time, value, quality) ` +
+        `FROM json_to_recordset($1::json) AS u(point int, state jsonb, due timestamptz, time int, value text, quality smallint) ` +
         `WHERE p.point = u.point`,
-      [
-        updates.map((update) => update.point),
-        updates.map((update) => JSON.stringify(update.state)),
-        updates.map((update) => update.offlineDue),
-        updates.map((update) => update.newest?.time ?? null),
-        updates.map((update) => update.newest?.value ?? null),
-        updates.map((update) => update.newest?.quality ?? null),
-      ],
+      [JSON.stringify(rows)],
     )
   }
 
-  /** The points whose offline deadline has come at `now`, locked (skipping those an ingest holds). */
+  /**
+   * The points whose offline deadline may have come at `now`, locked (skipping those an ingest
+   * holds): the caller judges from their state whether it has.
+   */
   async lockDueOffline(db: Queryable, now: Date, limit: number): Promise<LockedPoint[]> {
     const { rows } = await db.query(
-      LOCK_POINTS.replace(
-        `WHERE p."monitorEquipId" = ANY($1::text[]) ORDER BY p.point FOR UPDATE OF p`,
-        `WHERE p."offlineDue" <= $2 ORDER BY p.point LIMIT $1 FOR UPDATE OF p SKIP LOCKED`,
-      ),
+      `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} ${POINTS} WHERE p."offlineDue" <= $2 ORDER BY p.point LIMIT $1 FOR UPDATE OF p SKIP LOCKED`,
       [limit, now],
     )
     return rows.map(lockedPoint)

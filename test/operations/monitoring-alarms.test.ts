@@ -175,4 +175,29 @@ t.test('offline is raised by the clock at its deadline and cleared by the next r
   const [cleared] = await alarmsOf('O-1')
   t.match(cleared, { status: 'cleared', endValue: null })
 })
+
+t.test('offline counts from the last reading received: the deadline of an earlier one raises nothing', async (t) => {
+  await must('/hazard/monitorEquip/add', record('monitorEquip', 'O-2', { offlineAfterSeconds: 60 }))
+  const first = Date.now() + offset
+  await send('O-2', '1.0', first - 1000)
+  offset += 50_000
+  const last = Date.now() + offset
+  await send('O-2', '1.1', last - 1000)
+  // Past the first reading's deadline, well before the last one's: the sweep looks and moves the deadline on.
+  offset += 15_000
+  const due = async () =>
+    (await service.database.pool.query(`SELECT "offlineDue" FROM monitor_point WHERE "monitorEquipId" = 'O-2'`)).rows[0].offlineDue
+  await eventually(async () => (await due())?.getTime() >= last + 59_000, { timeoutMs: 30_000, what: 'the sweep to look at O-2' })
+  t.same(await alarmsOf('O-2'), [], 'not raised at the first deadline')
+  offset += 50_000
+  const [alarm] = await eventually(
+    async () => {
+      const found = await alarmsOf('O-2')
+      return found.length > 0 ? found : undefined
+    },
+    { timeoutMs: 30_000, what: 'the offline alarm' },
+  )
+  const deadline = new Date(alarm.startTime).getTime()
+  t.ok(deadline >= Math.floor(last / 1000) * 1000 + 59_000 && deadline <= last + 60_000, 'starts at the last reading’s deadline')
+})
 t.end()
