@@ -1,10 +1,9 @@
 // Real editions as their own processes (node src/main.ts), that a test can stop, kill and start
 // again on the same port and database: the park, or enterprise instances pushing to it.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../scripts/dev/ports.ts'
-import { eventually } from './eventually.ts'
+import { eventually, pace } from './eventually.ts'
 import { RESOURCE_PATHS } from './fixtures.ts'
 import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
 
@@ -45,7 +44,10 @@ export async function startEdition(
         DATABASE_URL: databaseUrl,
         ADMIN_PASSWORD,
         LOG_LEVEL: 'warn',
+        // Every client of a test (its editions pushing to each other, the test itself) comes from one
+        // address: limits meant for one client's address would be shared by all of them.
         RATE_LIMIT_MAX: '1000000',
+        RATE_LIMIT_LOGIN_MAX: '1000000',
         ...options.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -104,8 +106,11 @@ export async function postUntilServed(url: string, body: unknown, token?: string
   )
 }
 
-export async function loginTo(url: string): Promise<string> {
-  return (await postUntilServed(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
+/** The access token of a login to the edition at `url` (the admin's by default), asked again while it answers 4001. */
+export async function loginTo(url: string, userName = 'admin', password = ADMIN_PASSWORD): Promise<string> {
+  const reply = await postUntilServed(`${url}/system/login`, { userName, password })
+  if (reply.code !== 0) throw new Error(`the login of ${userName} to ${url} answered ${reply.code}: ${reply.msg}`)
+  return reply.data.token
 }
 
 /** Every live record of an edition, by resource and id, with every field but the sync state. */
@@ -165,7 +170,7 @@ export async function writeLoad(
           }
         }
       } catch {
-        await delay(20) // the service is down: try the next one shortly
+        await pace(20) // the service is down: try the next one shortly
       }
     }
   }
