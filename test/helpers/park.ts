@@ -58,11 +58,20 @@ export async function startEdition(
     const reap = () => current.kill('SIGKILL')
     process.once('exit', reap)
     current.once('exit', () => process.off('exit', reap))
-    await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, {
-      // A start takes seconds alone, much longer on a machine busy with other editions under load.
-      timeoutMs: 120_000,
-      what: `the ${options.edition} edition to be ready`,
-    })
+    await eventually(
+      async () => {
+        // An edition that could not start (it said why on stderr) is not waited for.
+        if (current.exitCode !== null || current.signalCode !== null) {
+          throw new Error(`the ${options.edition} edition exited (${current.exitCode ?? current.signalCode}) before it was ready`)
+        }
+        return (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok
+      },
+      {
+        // A start takes seconds alone, much longer on a machine busy with other editions under load.
+        timeoutMs: 120_000,
+        what: `the ${options.edition} edition to be ready`,
+      },
+    )
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null
