@@ -208,20 +208,22 @@ export async function buildEdition(options: AppOptions, edition: Edition): Promi
     await background.stop()
     await authState.close()
   }
-  // What waits mostly on the database or a worker thread starts now (the push already has), and
-  // runs while the operations are registered on this thread (the largest part of a start):
-  // pg-boss's schedules, the first admin's password hash. Awaited once the app is ready.
-  const started = inBackground(
-    Promise.all([app.auth.ensureAdmin(config.adminPassword), pushStarted, ...services.map((service) => service.start())]),
-  )
+  let started: Promise<[string | undefined, ...unknown[]]> | undefined
   try {
     await registerOperations(app, { shared, parts, history, edition: edition.name, clock: options.clock })
+    // The background work (pg-boss's schedules, the first admin) starts once the operations are
+    // registered: registering them holds this thread for the longest part of a start, and a query
+    // waiting across it would see its database timeouts expire on the service's own busy time.
+    started = inBackground(
+      Promise.all([app.auth.ensureAdmin(config.adminPassword), pushStarted, ...services.map((service) => service.start())]),
+    )
     await app.ready()
     const [generatedAdminPassword] = await started
     return { fastify: app, generatedAdminPassword, push, housekeeping, compileAll: () => compiles.compileAll(), close }
   } catch (error) {
     // What was started is stopped before the failure is reported.
-    await started.catch(() => undefined)
+    await started?.catch(() => undefined)
+    await pushStarted.catch(() => undefined)
     await close().catch(() => undefined)
     throw error
   }

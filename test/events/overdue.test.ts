@@ -2,10 +2,10 @@
 // past its planned end, are one `danger.overdue` / `ticket.overdue` event each, recorded by the
 // timer once per record and deadline: a moved deadline that passes again is overdue again.
 import t from 'tap'
-import { dateAt, zoneNamed } from '../../src/domain/supervision/zone.ts'
 import { record } from '../helpers/fixtures.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { startService } from '../helpers/service.ts'
+import { OPEN_DANGER, OWN_TICKET, todayInFixtureZone } from '../helpers/supervision-fixtures.ts'
 
 const service = await startService(t, { env: { TZ: '+08:00' } })
 const token = await service.login()
@@ -29,22 +29,14 @@ const awaitEvents = (id: string, count: number) =>
     { timeoutMs: 15_000, what: `${count} overdue event(s) of ${id}` },
   )
 
-const today = dateAt(zoneNamed('+08:00'), Date.now())
-const danger = {
-  riskMeasureId: null,
-  checkRecordId: null,
-  dangerLevel: '0',
-  dangerState: '0',
-  checkAcceptPerson: null,
-  checkAcceptTime: null,
-}
-const ticket = { workLevel: null, isContractorWork: '0', contractorOrg: null, workType: '2', planStartTime: '2026-01-06T08:00:00+08:00' }
+const today = todayInFixtureZone()
+const ticket = { ...OWN_TICKET, workType: '2', planStartTime: '2026-01-06T08:00:00+08:00' }
 
 t.test('an overdue hidden danger and work ticket are one event each; the others none', async (t) => {
-  await add('troubleshootInfo', 'D-LATE', { ...danger, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-10' })
-  await add('troubleshootInfo', 'D-TODAY', { ...danger, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: today })
+  await add('troubleshootInfo', 'D-LATE', { ...OPEN_DANGER, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-10' })
+  await add('troubleshootInfo', 'D-TODAY', { ...OPEN_DANGER, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: today })
   await add('troubleshootInfo', 'D-DONE', {
-    ...danger,
+    ...OPEN_DANGER,
     registTime: '2026-01-06T10:00:00+08:00',
     dangerManageDeadline: '2026-01-10',
     dangerState: '9',
@@ -72,7 +64,7 @@ t.test('an overdue hidden danger and work ticket are one event each; the others 
     ticketStatus: '2',
   })
   // A later overdue record's event shows the timer ran again over the first ones.
-  await add('troubleshootInfo', 'D-MARK', { ...danger, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-11' })
+  await add('troubleshootInfo', 'D-MARK', { ...OPEN_DANGER, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-11' })
   await awaitEvents('D-MARK', 1)
   t.equal((await eventsOf('D-LATE')).length, 1, 'once')
   t.equal((await eventsOf('K-LATE')).length, 1, 'once')

@@ -1,6 +1,7 @@
 // Waiting in tests, on conditions and events (never a bare sleep): `eventually` checks a condition
 // that nothing announces (another process's state, over HTTP or SQL); `whenEmitted` waits on the
-// events an object does announce, until its condition holds.
+// events an object does announce, until its condition holds. `pace` is the one pause that waits
+// for nothing: the rhythm of what a test inflicts.
 import type { EventEmitter } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 
@@ -42,4 +43,12 @@ export function whenEmitted(
     emitter.on(event, check)
     check()
   })
+}
+
+/**
+ * A pause that is part of what a test does, not a wait for anything: how often a fault strikes,
+ * how soon a load tries again. Nothing may be synchronised by it (use `eventually` for that).
+ */
+export function pace(ms: number): Promise<void> {
+  return delay(ms)
 }

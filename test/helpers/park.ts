@@ -1,11 +1,10 @@
 // Real editions as their own processes (node src/main.ts), that a test can stop, kill and start
 // again on the same port and database: the park, or enterprise instances pushing to it.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { freePort } from '../../scripts/dev/ports.ts'
-import { eventually } from './eventually.ts'
+import { eventually, pace } from './eventually.ts'
 import { RESOURCE_PATHS } from './fixtures.ts'
 import { ADMIN_PASSWORD, freshDatabase } from './service.ts'
 
@@ -46,7 +45,10 @@ export async function startEdition(
         DATABASE_URL: databaseUrl,
         ADMIN_PASSWORD,
         LOG_LEVEL: 'warn',
+        // Every client of a test (its editions pushing to each other, the test itself) comes from one
+        // address: limits meant for one client's address would be shared by all of them.
         RATE_LIMIT_MAX: '1000000',
+        RATE_LIMIT_LOGIN_MAX: '1000000',
         ...options.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -57,11 +59,20 @@ export async function startEdition(
     const reap = () => current.kill('SIGKILL')
     process.once('exit', reap)
     current.once('exit', () => process.off('exit', reap))
-    await eventually(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, {
-      // A start takes seconds alone, much longer on a machine busy with other editions under load.
-      timeoutMs: 120_000,
-      what: `the ${options.edition} edition to be ready`,
-    })
+    await eventually(
+      async () => {
+        // An edition that could not start (it said why on stderr) is not waited for.
+        if (current.exitCode !== null || current.signalCode !== null) {
+          throw new Error(`the ${options.edition} edition exited (${current.exitCode ?? current.signalCode}) before it was ready`)
+        }
+        return (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok
+      },
+      {
+        // A start takes seconds alone, much longer on a machine busy with other editions under load.
+        timeoutMs: 120_000,
+        what: `the ${options.edition} edition to be ready`,
+      },
+    )
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null
@@ -105,8 +116,11 @@ export async function postUntilServed(url: string, body: unknown, token?: string
   )
 }
 
-export async function loginTo(url: string): Promise<string> {
-  return (await postUntilServed(`${url}/system/login`, { userName: 'admin', password: ADMIN_PASSWORD })).data.token
+/** The access token of a login to the edition at `url` (the admin's by default), asked again while it answers 4001. */
+export async function loginTo(url: string, userName = 'admin', password = ADMIN_PASSWORD): Promise<string> {
+  const reply = await postUntilServed(`${url}/system/login`, { userName, password })
+  if (reply.code !== 0) throw new Error(`the login of ${userName} to ${url} answered ${reply.code}: ${reply.msg}`)
+  return reply.data.token
 }
 
 /** Every live record of an edition, by resource and id, with every field but the sync state. */
@@ -166,7 +180,7 @@ export async function writeLoad(
           }
         }
       } catch {
-        await delay(20) // the service is down: try the next one shortly
+        await pace(20) // the service is down: try the next one shortly
       }
     }
   }

@@ -7,6 +7,7 @@ import { dateAt, zoneNamed } from '../../src/domain/supervision/zone.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
+import { OPEN_DANGER, OWN_TICKET, todayInFixtureZone } from '../helpers/supervision-fixtures.ts'
 
 /** The service's clock: set while an alarm is handled, so that its handling time is known; put ahead to let points go offline. */
 let handledAt: number | undefined
@@ -60,18 +61,10 @@ await inspection('R-4', 'T-1', '2026-01-08T09:00:00+08:00', null, '2026-01-08T09
 await inspection('R-5', 'T-1', '2026-01-09T07:00:00+08:00', '0', '2026-01-09T07:00:00+08:00')
 await inspection('R-6', 'T-2', '2026-01-10T01:00:00+08:00', '0', '2026-01-10T01:00:00+08:00')
 
-const today = dateAt(zoneNamed('+08:00'), Date.now())
-const danger = {
-  riskMeasureId: null,
-  checkRecordId: null,
-  dangerLevel: '0',
-  dangerState: '0',
-  checkAcceptPerson: null,
-  checkAcceptTime: null,
-}
-await add('troubleshootInfo', 'D-1', { ...danger, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-10' })
+const today = todayInFixtureZone()
+await add('troubleshootInfo', 'D-1', { ...OPEN_DANGER, registTime: '2026-01-06T10:00:00+08:00', dangerManageDeadline: '2026-01-10' })
 await add('troubleshootInfo', 'D-2', {
-  ...danger,
+  ...OPEN_DANGER,
   registTime: '2026-01-07T10:00:00+08:00',
   dangerManageDeadline: '2026-01-10',
   dangerLevel: '1',
@@ -80,17 +73,16 @@ await add('troubleshootInfo', 'D-2', {
   checkAcceptTime: '2026-01-09',
 })
 await add('troubleshootInfo', 'D-3', {
-  ...danger,
+  ...OPEN_DANGER,
   registTime: '2025-12-20T10:00:00+08:00',
   dangerManageDeadline: '2099-01-01',
   dangerLevel: '1',
   dangerState: '1',
 })
-await add('troubleshootInfo', 'D-4', { ...danger, registTime: '2025-12-21T10:00:00+08:00', dangerManageDeadline: today })
+await add('troubleshootInfo', 'D-4', { ...OPEN_DANGER, registTime: '2025-12-21T10:00:00+08:00', dangerManageDeadline: today })
 
-const ticket = { workLevel: null, isContractorWork: '0', contractorOrg: null }
 await add('ticketBaseInfo', 'K-1', {
-  ...ticket,
+  ...OWN_TICKET,
   workType: '1',
   workLevel: '2',
   ticketStatus: '1',
@@ -98,7 +90,7 @@ await add('ticketBaseInfo', 'K-1', {
   planEndTime: '2026-01-07T08:00:00+08:00',
 })
 await add('ticketBaseInfo', 'K-2', {
-  ...ticket,
+  ...OWN_TICKET,
   workType: '4',
   workLevel: '1',
   ticketStatus: '3',
@@ -106,7 +98,7 @@ await add('ticketBaseInfo', 'K-2', {
   planEndTime: '2026-01-08T18:00:00+08:00',
 })
 await add('ticketBaseInfo', 'K-3', {
-  ...ticket,
+  ...OWN_TICKET,
   workType: '2',
   ticketStatus: '2',
   planStartTime: '2026-02-01T08:00:00+08:00',

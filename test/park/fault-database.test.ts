@@ -1,10 +1,9 @@
 // Database connections terminated (pg_terminate_backend) again and again during writes and pushes:
 // refused writes are not acknowledged, acknowledged ones all reach the park.
 
-import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import t from 'tap'
-import { eventually } from '../helpers/eventually.ts'
+import { eventually, pace } from '../helpers/eventually.ts'
 import { record } from '../helpers/fixtures.ts'
 import { assertConverged, loginTo, startParkProcess, writeLoad } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, adminDatabaseUrl, startService } from '../helpers/service.ts'
@@ -15,6 +14,9 @@ const enterprise = await startService(t, {
 })
 const token = await enterprise.login()
 const databaseName = new URL(enterprise.databaseUrl).pathname.slice(1)
+
+/** Every connection of the enterprise's database is cut this often while the writes run. */
+const CUT_EVERY_MS = 150
 
 t.test('connections cut during pushes: the park still converges', async (t) => {
   const killer = new pg.Client({ connectionString: adminDatabaseUrl() })
@@ -29,7 +31,8 @@ t.test('connections cut during pushes: the park still converges', async (t) => {
         [databaseName],
       )
       terminated += rowCount ?? 0
-      await delay(150)
+      // The fault's rhythm: connections made again live a moment, so that writes get through between cuts.
+      await pace(CUT_EVERY_MS)
     }
   })()
   let writes = 0

@@ -214,9 +214,7 @@ t.test('the park is not an author; an enterprise account pushes and reads its ow
     'add-batch with X-Sync-Push is a business write too: pushes have operations of their own',
   )
   const [first, second] = enterprises
-  const account = (
-    await post(`${park.url}/system/login`, { userName: `ent-${first.companyCode}`, password: `password-${first.companyCode}` })
-  ).data.token
+  const account = await loginTo(park.url, `ent-${first.companyCode}`, `password-${first.companyCode}`)
   const item = (companyCode: string, id: string) => pushedRecord('riskUnit', id, { companyCode, version: 99 })
   const pushed = await pushRecords(park.url, account, 'riskUnit', [
     item(first.companyCode, 'RU-OWN-PUSH'),
