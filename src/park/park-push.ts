@@ -62,7 +62,8 @@ export class ParkPush {
   private outage: Outage | undefined
   /**
    * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
-   * (the job's retries, with backoff, or the sweep), so attempts are counted at the backoff's pace.
+   * (the job's retries, with backoff, or the sweep) or the job's last retry failed, so attempts are
+   * counted at the backoff's pace.
    */
   private retryJobQueued = false
   /** Watches an unreachable park for its return. */
@@ -122,9 +123,16 @@ export class ParkPush {
       // A retry coming due is not notified: polling stays brisk.
       work: { pollingIntervalSeconds: 1 },
     }
-    await this.background.queue(PUSH_QUEUE, retries, async () => {
+    await this.background.queue(PUSH_QUEUE, retries, async ([job]) => {
       if (this.outage) this.outage.jobRanAt = Date.now()
-      await this.drain()
+      try {
+        await this.drain()
+      } catch (error) {
+        // Its last attempt failed: no retry job is queued any more, and writes knock again (the
+        // records they leave pending fail by their own count of attempts, as before).
+        if (job && job.retryCount >= this.settings.retryLimit) this.retryJobQueued = false
+        throw error
+      }
     })
     await this.background.queue(SWEEP_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => this.sweep())
     const reconciler = this.reconciler
