@@ -177,10 +177,7 @@ export class Reconciler {
     repush: string[],
     limit: number,
   ): Promise<void> {
-    const [local, remote] = await Promise.all([
-      this.localHeld(table, prefixes),
-      this.client.held(target, this.companyCode, prefixes),
-    ])
+    const [local, remote] = await Promise.all([this.localHeld(table, prefixes), this.client.held(target, this.companyCode, prefixes)])
     const onPark = new Map(remote.map((record) => [record.id, record]))
     const note = (id: string) => {
       if (differences.ids.length < limit) differences.ids.push(id)
