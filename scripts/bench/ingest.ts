@@ -89,7 +89,7 @@ function continuing(send: (readings: Reading[]) => Promise<void>, start: number)
   }
 }
 
-async function overHttp(databases: Databases, start: number): Promise<Load & { waitingMinutes(): Promise<number> }> {
+async function overHttp(databases: Databases, start: number): Promise<Load & { waitingPoints(): Promise<number> }> {
   const procs: Proc[] = []
   try {
     const park = await startEdition('ingest-park', 'park', await databases.create('ingest_park'), { raisedLimits: false })
@@ -117,8 +117,13 @@ async function overHttp(databases: Databases, start: number): Promise<Load & { w
         if (data.accepted !== BATCH) fail(`ingest: ${data.accepted} of ${BATCH} readings accepted: ${JSON.stringify(data.failed[0])}`)
       }, start),
       cpu: () => ({ service: cpuSeconds(edition) ?? NaN, park: cpuSeconds(park) ?? NaN, database: backendCpuSeconds(url) }),
-      waitingMinutes: () =>
-        withPool(url, async (pool) => (await pool.query(`SELECT count(*)::int AS n FROM monitor_minute_changed`)).rows[0].n as number),
+      waitingPoints: () =>
+        withPool(
+          url,
+          async (pool) =>
+            (await pool.query(`SELECT count(*)::int AS n FROM monitor_point WHERE "pushFrom" IS NOT NULL OR "pushTaken" IS NOT NULL`))
+              .rows[0].n as number,
+        ),
       close: async () => {
         for (const proc of procs.reverse()) await stop(proc)
       },
@@ -237,7 +242,7 @@ export async function ingestGroup(databases: Databases): Promise<void> {
       .join(', ')
     note(`ingest: CPU ms per 1 000 readings: ${cpuPerThousand}`)
     const ratios = httpRates.map((rate, i) => rate / bareRates[i])
-    const waiting = await http.waitingMinutes()
+    const waiting = await http.waitingPoints()
     const rounds = (rates: number[]) => rates.map((rate) => Math.round(rate).toLocaleString('en-US')).join(', ')
     addRow({
       group: 'ingest',
@@ -255,7 +260,7 @@ export async function ingestGroup(databases: Databases): Promise<void> {
       ratio: median(ratios),
       detail:
         `rounds: ${rounds(httpRates)}; ratios ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; ` +
-        `${waiting} minutes waiting for the park at the end; CPU ms per 1 000 readings: ${cpuPerThousand}`,
+        `${waiting} points with minutes waiting for the park at the end; CPU ms per 1 000 readings: ${cpuPerThousand}`,
     })
     addRow({
       group: 'ingest',

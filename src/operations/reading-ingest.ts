@@ -213,6 +213,7 @@ export class ReadingIngest {
       state,
       offlineDue: deadline === null ? null : new Date(deadline),
       newest: point.newestTime === null || newest.time > point.newestTime ? newest : undefined,
+      earliest: readings[0].time,
     }
   }
 

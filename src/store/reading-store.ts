@@ -52,6 +52,8 @@ export interface PointUpdate {
   state: unknown
   offlineDue: Date | null
   newest: { time: number; value: string; quality: 0 | 1 } | undefined
+  /** The earliest reading stored for the point by this batch (reading seconds), whose minute the park is to receive. */
+  earliest?: number
 }
 
 const SETTING_COLUMNS = [
@@ -109,14 +111,6 @@ function lockedPoint(row: Record<string, unknown>): LockedPoint {
 const numericLoses = (value: string): boolean => /^-0(\.0+)?$/.test(value)
 
 /**
- * The CTE noting each minute of a point that `stored` (the readings inserted) changed, for the push
- * of one-minute aggregates (migration 125): a minute noted again takes a new `change`.
- */
-const NOTE_MINUTES =
-  `noted AS (INSERT INTO monitor_minute_changed (point, minute) SELECT DISTINCT point, time - time % 60 FROM stored ` +
-  `ORDER BY 1, 2 ON CONFLICT (point, minute) DO UPDATE SET change = nextval('monitor_minute_change'))`
-
-/**
  * An array parameter written out: for numerals and the like only (no quoting, null as NULL), which
  * spares the driver quoting each element of large arrays.
  */
@@ -126,7 +120,7 @@ export class ReadingStore {
   private readonly pool: pg.Pool
   /** UTC days whose partition is known to exist. */
   private readonly partitions = new Set<number>()
-  /** Notes the minutes each batch changed (a park receives them as aggregates). */
+  /** Notes on each point the earliest minute a batch changed (a park receives minutes as aggregates). */
   private readonly notesMinutes: boolean
 
   constructor(options: { pool: pg.Pool; notesMinutes?: boolean }) {
@@ -186,8 +180,7 @@ export class ReadingStore {
   }
 
   /**
-   * Inserts the readings (and notes their minutes, when a park receives them); answers whether a
-   * reading was stored (false: a duplicate). The caller orders them by point and time, so that two
+   * Inserts the readings; answers whether a reading was stored (false: a duplicate). The caller orders them by point and time, so that two
    * batches holding the same readings wait on each other in one order.
    */
   async insert(db: Queryable, readings: StoredReading[]): Promise<(reading: StoredReading) => boolean> {
@@ -197,17 +190,14 @@ export class ReadingStore {
       `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time`
     // The readings stored come back only when some were not: most batches hold no duplicate.
     const answer = `SELECT CASE WHEN count(*) < $6 THEN coalesce(array_agg(point::text || ':' || time), '{}') END AS stored FROM stored`
-    const { rows } = await db.query<{ stored: string[] | null }>(
-      `WITH stored AS (${insert})${this.notesMinutes ? `, ${NOTE_MINUTES}` : ''} ${answer}`,
-      [
-        numerals(readings.map((reading) => reading.time)),
-        numerals(readings.map((reading) => reading.point)),
-        numerals(readings.map((reading) => (reading.quality === 1 ? 't' : 'f'))),
-        numerals(readings.map((reading) => reading.value)),
-        numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null))),
-        readings.length,
-      ],
-    )
+    const { rows } = await db.query<{ stored: string[] | null }>(`WITH stored AS (${insert}) ${answer}`, [
+      numerals(readings.map((reading) => reading.time)),
+      numerals(readings.map((reading) => reading.point)),
+      numerals(readings.map((reading) => (reading.quality === 1 ? 't' : 'f'))),
+      numerals(readings.map((reading) => reading.value)),
+      numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null))),
+      readings.length,
+    ])
     const stored = rows[0].stored
     if (stored === null) return () => true
     const keys = new Set(stored)
@@ -216,7 +206,8 @@ export class ReadingStore {
 
   /**
    * Writes the points' state after their readings were judged; `due` says how `offlineDue` is
-   * written (see DUE). One JSON document carries them all.
+   * written (see DUE). When a park receives the minutes, the earliest one each point changed is
+   * noted (migration 151). One JSON document carries them all.
    */
   async updatePoints(db: Queryable, updates: PointUpdate[], due: keyof typeof DUE): Promise<void> {
     if (updates.length === 0) return
@@ -227,12 +218,13 @@ export class ReadingStore {
       time: update.newest?.time ?? null,
       value: update.newest?.value ?? null,
       quality: update.newest?.quality ?? null,
+      minute: this.notesMinutes && update.earliest !== undefined ? update.earliest - (update.earliest % 60) : null,
     }))
     await db.query(
       `UPDATE monitor_point p SET state = u.state, "offlineDue" = ${DUE[due]}, ` +
         `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
-        `"newestQuality" = coalesce(u.quality, p."newestQuality") ` +
-        `FROM json_to_recordset($1::json) AS u(point int, state jsonb, due timestamptz, time int, value text, quality smallint) ` +
+        `"newestQuality" = coalesce(u.quality, p."newestQuality"), "pushFrom" = least(p."pushFrom", u.minute) ` +
+        `FROM json_to_recordset($1::json) AS u(point int, state jsonb, due timestamptz, time int, value text, quality smallint, minute int) ` +
         `WHERE p.point = u.point`,
       [JSON.stringify(rows)],
     )

@@ -1,10 +1,12 @@
-// The push of readings' minutes ends even while readings keep noting minutes again: it takes the
-// minutes noted before it started, and leaves the others for the next drain.
+// The push of readings' minutes: pages of at most a call's worth, every minute of a long backlog
+// pushed once, a drain ending even while readings keep noting minutes, and a reading stored while
+// its minute's aggregate is on the way pushed again by the next drain.
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
 import { MinutePush } from '../../src/park/minute-push.ts'
 import { ChangedMinutes } from '../../src/store/minute-store.ts'
+import { readingSecond } from '../../src/store/reading-store.ts'
 
 const enterprise = await startService(t)
 const token = await enterprise.login()
@@ -15,49 +17,102 @@ const call = async (path: string, body: unknown) => {
   return answer.data
 }
 
-// 1 500 minutes of readings (more than a call carries), each minute noted for the push.
-await call(
-  '/hazard/monitorEquip/add',
-  record('monitorEquip', 'MP-1', { oneLevelHigh: '', twoLevelHigh: '', oneLevelLow: '', twoLevelLow: '' }),
-)
+for (const id of ['MP-1', 'MP-2'])
+  await call(
+    '/hazard/monitorEquip/add',
+    record('monitorEquip', id, { oneLevelHigh: '', twoLevelHigh: '', oneLevelLow: '', twoLevelLow: '' }),
+  )
 const start = Math.floor(Date.now() / 60_000) * 60_000 - 1500 * 60_000
-const list = Array.from({ length: 1500 }, (_, minute) => ({
-  monitorEquipId: 'MP-1',
+const reading = (monitorEquipId: string, minute: number, value: string) => ({
+  monitorEquipId,
   time: new Date(start + minute * 60_000).toISOString(),
-  value: String(minute),
-}))
-t.equal((await call('/hazard/monitorData/add-batch', { list })).accepted, 1500)
-await pool.query(`INSERT INTO monitor_minute_changed (point, minute) SELECT DISTINCT point, time - time % 60 FROM monitor_reading`)
-const waiting = async () => (await pool.query(`SELECT count(*)::int AS n FROM monitor_minute_changed`)).rows[0].n
-t.equal(await waiting(), 1500)
+  value,
+})
+// 1 500 minutes of MP-1 (more than a call carries) and three of MP-2.
+t.equal(
+  (
+    await call('/hazard/monitorData/add-batch', {
+      list: Array.from({ length: 1500 }, (_, minute) => reading('MP-1', minute, String(minute))),
+    })
+  ).accepted,
+  1500,
+)
+t.equal((await call('/hazard/monitorData/add-batch', { list: [0, 700, 1499].map((minute) => reading('MP-2', minute, '5')) })).accepted, 3)
+// This service has no park: the test notes the minutes as an ingest with a park would.
+await pool.query(`UPDATE monitor_point p SET "pushFrom" = (SELECT min(time - time % 60) FROM monitor_reading r WHERE r.point = p.point)`)
+const waiting = async () =>
+  (await pool.query(`SELECT count(*)::int AS n FROM monitor_point WHERE "pushFrom" IS NOT NULL OR "pushTaken" IS NOT NULL`)).rows[0].n
+t.equal(await waiting(), 2)
 
-t.test('every minute noted again while its call is on the way: the drain ends after the minutes it began with', async (t) => {
-  const pushed: number[] = []
-  const client = {
-    async pushReadings(items: unknown[]) {
-      pushed.push(items.length)
-      // Readings arriving meanwhile note every minute again.
-      await pool.query(`UPDATE monitor_minute_changed SET change = nextval('monitor_minute_change')`)
-      return { applied: items.length, failed: [] }
+type Item = { monitorEquipId: string; minute: string; count: number; last: string }
+const recording = (during?: (items: Item[]) => Promise<void>) => {
+  const calls: Item[][] = []
+  return {
+    calls,
+    client: {
+      async pushReadings(items: unknown[]) {
+        calls.push(items as Item[])
+        await during?.(items as Item[])
+        return { applied: items.length, failed: [] }
+      },
     },
   }
-  const push = new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: '000000000' }), client, log: enterprise.app.fastify.log })
-  await push.drain()
-  t.same(pushed, [1000], 'one call: the other 500 were noted again by then, after the drain began')
-  t.equal(await waiting(), 1500, 'every minute noted again waits for the next drain')
+}
+const minutePush = (client: ConstructorParameters<typeof MinutePush>[0]['client']) =>
+  new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: '000000000' }), client, log: enterprise.app.fastify.log })
+
+t.test('a backlog goes in calls of at most 1 000 minutes, every minute once, in point and minute order', async (t) => {
+  const { calls, client } = recording()
+  await minutePush(client).drain()
+  t.ok(
+    calls.every((items) => items.length <= 1000),
+    'no call above 1 000',
+  )
+  const pushed = calls.flat()
+  t.equal(pushed.length, 1503)
+  t.same(
+    pushed.filter((item) => item.monitorEquipId === 'MP-1').map((item) => Date.parse(item.minute)),
+    Array.from({ length: 1500 }, (_, minute) => start + minute * 60_000),
+  )
+  t.same(
+    pushed.filter((item) => item.monitorEquipId === 'MP-2').map((item) => [Date.parse(item.minute), item.count, item.last]),
+    [0, 700, 1499].map((minute) => [start + minute * 60_000, 1, '5']),
+  )
+  t.equal(await waiting(), 0, 'nothing waits once the park answered')
 })
 
-t.test('a drain with nothing noted meanwhile forgets every minute it pushed', async (t) => {
-  const pushed: number[] = []
-  const client = {
-    async pushReadings(items: unknown[]) {
-      pushed.push(items.length)
-      return { applied: items.length, failed: [] }
+t.test('readings stored while a drain runs: it ends, and the next drain pushes their minutes', async (t) => {
+  await pool.query(`UPDATE monitor_point SET "pushFrom" = (SELECT min(time - time % 60) FROM monitor_reading)`)
+  let added = false
+  const { calls, client } = recording(async () => {
+    if (added) return
+    added = true
+    // A late reading of an early minute of MP-1, stored while the first call is on the way.
+    await call('/hazard/monitorData/add-batch', { list: [{ ...reading('MP-1', 0, '9'), time: new Date(start + 30_000).toISOString() }] })
+    await pool.query(`UPDATE monitor_point SET "pushFrom" = least("pushFrom", $1) WHERE "monitorEquipId" = 'MP-1'`, [readingSecond(start)])
+  })
+  await minutePush(client).drain()
+  t.equal(calls.flat().length, 1503, 'the drain pushed what it claimed, and ended')
+  t.equal(await waiting(), 1, 'the minute changed meanwhile waits')
+  const next = recording()
+  await minutePush(next.client).drain()
+  const first = next.calls.flat().find((item) => Date.parse(item.minute) === start)
+  t.match(first, { monitorEquipId: 'MP-1', count: 2, last: '9' }, 'its aggregate counts the late reading')
+  t.equal(await waiting(), 0)
+})
+
+t.test('a call the park did not judge releases nothing', async (t) => {
+  await pool.query(`UPDATE monitor_point SET "pushFrom" = (SELECT min(time - time % 60) FROM monitor_reading)`)
+  const failing = {
+    async pushReadings(): Promise<never> {
+      throw new Error('park unreachable')
     },
   }
-  const push = new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: '000000000' }), client, log: enterprise.app.fastify.log })
-  await push.drain()
-  t.same(pushed, [1000, 500])
+  await t.rejects(minutePush(failing).drain(), /park unreachable/)
+  t.equal(await waiting(), 2)
+  const { calls, client } = recording()
+  await minutePush(client).drain()
+  t.equal(calls.flat().length, 1503)
   t.equal(await waiting(), 0)
 })
 
