@@ -8,7 +8,7 @@ ALTER TABLE monitor_point ADD COLUMN "pushFrom" integer, ADD COLUMN "pushTaken" 
 UPDATE monitor_point AS p SET "pushFrom" = m.minute
   FROM (SELECT point, min(minute) AS minute FROM monitor_minute_changed GROUP BY point) AS m
   WHERE m.point = p.point;
--- Only drains write "pushTaken": indexing it keeps the ingest's updates heap-only.
-CREATE INDEX monitor_point_push_taken ON monitor_point (point) WHERE "pushTaken" IS NOT NULL;
+-- Neither is indexed, so that the ingest's and the drains' updates stay heap-only; a drain finds
+-- its points by scanning monitor_point, one row per point.
 DROP TABLE monitor_minute_changed;
 DROP SEQUENCE monitor_minute_change;

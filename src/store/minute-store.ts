@@ -49,11 +49,13 @@ export class ChangedMinutes {
 
   /**
    * Claims every minute noted so far. It waits for the batches holding a point's row, so every
-   * reading committed before it is in the minutes it claims.
+   * reading committed before it is in the minutes it claims; rows are locked in point order, as
+   * the ingest locks them.
    */
   async claim(): Promise<void> {
     await this.pool.query(
-      `UPDATE monitor_point SET "pushTaken" = least("pushTaken", "pushFrom"), "pushFrom" = NULL WHERE "pushFrom" IS NOT NULL`,
+      `UPDATE monitor_point SET "pushTaken" = least("pushTaken", "pushFrom"), "pushFrom" = NULL ` +
+        `WHERE ctid = ANY (ARRAY(SELECT ctid FROM monitor_point WHERE "pushFrom" IS NOT NULL ORDER BY point FOR UPDATE))`,
     )
   }
 
@@ -116,13 +118,14 @@ export class ChangedMinutes {
 
   /**
    * Releases a page the park answered for: a point is done, or claimed from past the page's last
-   * minute of it; either only if no later claim lowered it meanwhile.
+   * minute of it; either only if no later claim lowered it meanwhile. Locked in point order.
    */
   async release(points: ClaimedPoint[]): Promise<void> {
     if (points.length === 0) return
     await this.pool.query(
       `UPDATE monitor_point AS p SET "pushTaken" = CASE WHEN r.reached IS NULL THEN NULL ELSE r.reached + 60 END ` +
-        `FROM unnest($1::int[], $2::int[], $3::int[]) AS r(point, taken, reached) WHERE p.point = r.point AND p."pushTaken" = r.taken`,
+        `FROM unnest($1::int[], $2::int[], $3::int[]) AS r(point, taken, reached) WHERE p.point = r.point AND p."pushTaken" = r.taken ` +
+        `AND p.ctid = ANY (ARRAY(SELECT ctid FROM monitor_point WHERE point = ANY ($1::int[]) ORDER BY point FOR UPDATE))`,
       [points.map((p) => p.point), points.map((p) => p.taken), points.map((p) => p.reachedMinute ?? null)],
     )
   }

@@ -81,7 +81,10 @@ const POINTS = `FROM monitor_point p JOIN monitor_equip e ON e.id = p."monitorEq
 /** What evaluation stored of a point, and whether it is shelved at $2. */
 const STATE_COLUMNS = `p.state, p."newestTime", coalesce(p."shelvedUntil" > $2, false) AS shelved`
 
-const LOCK_POINTS = `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} ${POINTS} WHERE p."monitorEquipId" = ANY($1::text[]) ORDER BY p.point FOR UPDATE OF p`
+/** The ids drive the join, so that each finds its equipment and point by their keys (a filter on an `ANY` of them is planned as a scan of all equipment). */
+const LOCK_POINTS =
+  `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} FROM unnest($1::text[]) AS i(id) ` +
+  `JOIN monitor_equip e ON e.id = i.id AND e.live JOIN monitor_point p ON p."monitorEquipId" = i.id ORDER BY p.point FOR UPDATE OF p`
 
 /**
  * `offlineDue` as the ingest writes it: the new deadline only when it is earlier than the one
