@@ -227,7 +227,7 @@ export class ReadingStore {
       `UPDATE monitor_point p SET state = u.state, "offlineDue" = ${DUE[due]}, ` +
         `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
         `"newestQuality" = coalesce(u.quality, p."newestQuality"), "pushFrom" = least(p."pushFrom", u.minute) ` +
-        `FROM json_to_recordset($1::json) AS u(point int, state jsonb, due timestamptz, time int, value text, quality smallint, minute int) ` +
+        `FROM json_to_recordset($1::json) AS u(point int, state json, due timestamptz, time int, value text, quality smallint, minute int) ` +
         `WHERE p.point = u.point`,
       [JSON.stringify(rows)],
     )
