@@ -30,8 +30,12 @@ export interface PushStream {
   waiting(): Promise<boolean>
   /** How many items wait to be pushed. */
   backlog(): Promise<number>
-  /** Pushes everything waiting; throws when a call was not judged by the park (nothing is forgotten then). */
-  drain(): Promise<void>
+  /**
+   * Pushes everything waiting; throws when a call was not judged by the park (nothing is forgotten
+   * then). A stream that pushes at most so often may hold back: it answers in how many
+   * milliseconds to drain it again.
+   */
+  drain(): Promise<number | undefined>
 }
 
 /**
@@ -69,9 +73,17 @@ export class CompanionPush {
         )
   }
 
-  /** Every stream, one after the other; throws when a call was not judged by the park. */
-  async drainStreams(): Promise<void> {
-    for (const stream of this.streams) await stream.drain()
+  /**
+   * Every stream, one after the other; throws when a call was not judged by the park. Answers in
+   * how many milliseconds to drain again when a stream held back.
+   */
+  async drainStreams(): Promise<number | undefined> {
+    let again: number | undefined
+    for (const stream of this.streams) {
+      const wait = await stream.drain()
+      if (wait !== undefined) again = Math.min(again ?? wait, wait)
+    }
+    return again
   }
 
   /** Whether any stream has something waiting. */

@@ -55,6 +55,8 @@ export class ParkPush {
   /** The wake loop while it runs, and whether a wake came during its drain (it drains once more). */
   private wakeLoop: Promise<void> | undefined
   private wokenMeanwhile = false
+  /** A wake to come for a stream that held back. */
+  private wakeTimer: NodeJS.Timeout | undefined
   /** The drains of this process, one after the other. */
   private drainsInOrder: Promise<unknown> = Promise.resolve()
   private stopped = false
@@ -269,7 +271,18 @@ export class ParkPush {
    */
   private async drainAll(): Promise<void> {
     await this.drainPending()
-    await this.companions.drainStreams()
+    const again = await this.companions.drainStreams()
+    if (again !== undefined) this.wakeIn(again)
+  }
+
+  /** A wake after `ms` (one at a time), for a stream that held back. */
+  private wakeIn(ms: number): void {
+    if (this.wakeTimer) return
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined
+      void this.wake()
+    }, ms)
+    this.wakeTimer.unref()
   }
 
   private async drainPending(): Promise<void> {
@@ -450,6 +463,7 @@ export class ParkPush {
   async stop(): Promise<void> {
     this.stopped = true
     this.probe.stop()
+    clearTimeout(this.wakeTimer)
     await this.wakeLoop
     await this.drainsInOrder
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
-import { MinutePush } from '../../src/park/minute-push.ts'
+import { INTERVAL_MS, MinutePush } from '../../src/park/minute-push.ts'
 import { ChangedMinutes } from '../../src/store/minute-store.ts'
 import { readingSecond } from '../../src/store/reading-store.ts'
 
@@ -58,8 +58,8 @@ const recording = (during?: (items: Item[]) => Promise<void>) => {
     },
   }
 }
-const minutePush = (client: ConstructorParameters<typeof MinutePush>[0]['client']) =>
-  new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: '000000000' }), client, log: enterprise.app.fastify.log })
+const minutePush = (client: ConstructorParameters<typeof MinutePush>[0]['client'], clock?: () => number) =>
+  new MinutePush({ minutes: new ChangedMinutes({ pool, companyCode: '000000000' }), client, log: enterprise.app.fastify.log, clock })
 
 t.test('a backlog goes in calls of at most 1 000 minutes, every minute once, in point and minute order', async (t) => {
   const { calls, client } = recording()
@@ -113,6 +113,24 @@ t.test('a call the park did not judge releases nothing', async (t) => {
   const { calls, client } = recording()
   await minutePush(client).drain()
   t.equal(calls.flat().length, 1503)
+  t.equal(await waiting(), 0)
+})
+
+t.test('drains start at most every interval: one held back answers when to come again, and pushes nothing', async (t) => {
+  let now = 1_000_000
+  const { calls, client } = recording()
+  const push = minutePush(client, () => now)
+  await pool.query(`UPDATE monitor_point SET "pushFrom" = (SELECT min(time - time % 60) FROM monitor_reading)`)
+  t.equal(await push.drain(), undefined)
+  t.equal(calls.flat().length, 1503)
+  await pool.query(`UPDATE monitor_point SET "pushFrom" = (SELECT max(time - time % 60) FROM monitor_reading)`)
+  now += 2_000
+  t.equal(await push.drain(), INTERVAL_MS - 2_000, 'held back')
+  t.equal(calls.flat().length, 1503, 'nothing pushed')
+  t.equal(await waiting(), 2)
+  now += INTERVAL_MS - 2_000
+  t.equal(await push.drain(), undefined)
+  t.equal(calls.flat().length, 1505, 'the last minute of each point')
   t.equal(await waiting(), 0)
 })
 
