@@ -51,6 +51,8 @@ export type PageDrain = (
 export class CompanionPush {
   readonly kinds: readonly PushedKind[]
   readonly streams: readonly PushStream[]
+  /** A wake to come for a stream that held back. */
+  private wakeTimer: NodeJS.Timeout | undefined
 
   constructor(options: { kinds?: readonly PushedKind[]; streams?: readonly PushStream[] } = {}) {
     this.kinds = options.kinds ?? []
@@ -74,16 +76,26 @@ export class CompanionPush {
   }
 
   /**
-   * Every stream, one after the other; throws when a call was not judged by the park. Answers in
-   * how many milliseconds to drain again when a stream held back.
+   * Every stream, one after the other; throws when a call was not judged by the park. When a
+   * stream held back, `wake` is called once it wants to be drained again.
    */
-  async drainStreams(): Promise<number | undefined> {
-    let again: number | undefined
+  async drainStreams(wake: () => void): Promise<void> {
     for (const stream of this.streams) {
       const wait = await stream.drain()
-      if (wait !== undefined) again = Math.min(again ?? wait, wait)
+      if (wait !== undefined && !this.wakeTimer) {
+        this.wakeTimer = setTimeout(() => {
+          this.wakeTimer = undefined
+          wake()
+        }, wait)
+        this.wakeTimer.unref()
+      }
     }
-    return again
+  }
+
+  /** Leaves no wake behind. */
+  stop(): void {
+    clearTimeout(this.wakeTimer)
+    this.wakeTimer = undefined
   }
 
   /** Whether any stream has something waiting. */

@@ -55,8 +55,6 @@ export class ParkPush {
   /** The wake loop while it runs, and whether a wake came during its drain (it drains once more). */
   private wakeLoop: Promise<void> | undefined
   private wokenMeanwhile = false
-  /** A wake to come for a stream that held back. */
-  private wakeTimer: NodeJS.Timeout | undefined
   /** The drains of this process, one after the other. */
   private drainsInOrder: Promise<unknown> = Promise.resolve()
   private stopped = false
@@ -271,18 +269,7 @@ export class ParkPush {
    */
   private async drainAll(): Promise<void> {
     await this.drainPending()
-    const again = await this.companions.drainStreams()
-    if (again !== undefined) this.wakeIn(again)
-  }
-
-  /** A wake after `ms` (one at a time), for a stream that held back. */
-  private wakeIn(ms: number): void {
-    if (this.wakeTimer) return
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = undefined
-      void this.wake()
-    }, ms)
-    this.wakeTimer.unref()
+    await this.companions.drainStreams(() => void this.wake())
   }
 
   private async drainPending(): Promise<void> {
@@ -463,7 +450,7 @@ export class ParkPush {
   async stop(): Promise<void> {
     this.stopped = true
     this.probe.stop()
-    clearTimeout(this.wakeTimer)
+    this.companions.stop()
     await this.wakeLoop
     await this.drainsInOrder
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
