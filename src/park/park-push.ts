@@ -113,8 +113,7 @@ export class ParkPush {
     // by the sweep's schedule). The login to the park meanwhile.
     void this.client.logInAhead()
     void this.sweep()
-    const boss = await this.background.start()
-    await boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
+    await this.background.createQueue(DEAD_QUEUE)
     const retries = {
       policy: 'stately' as const,
       retryLimit: this.settings.retryLimit,
@@ -174,7 +173,7 @@ export class ParkPush {
     }
     this.stats.probeDrains++
     // Its drain may find nothing pending: the records whose retries ran out meanwhile are queued first.
-    void this.requeueUndelivered().finally(() => this.retryNow())
+    void this.requeueUndelivered().finally(() => this.drainSoon())
   }
 
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
@@ -386,10 +385,7 @@ export class ParkPush {
     try {
       answer = await this.client.pushAttachment(resource, item)
     } catch (error) {
-      this.stats.failedCalls++
-      const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
-      const rest = page.slice(page.indexOf(item)).map((left) => ({ id: left.id, version: left.version, error: message }))
-      await this.sync.recordFailure(target, rest, this.attemptsAllowed(error))
+      await this.recordFailedCall(target, page.slice(page.indexOf(item)), error)
       throw error
     }
     // The version the park holds now (synced only when it is the pushed one), or the refusal.
@@ -399,18 +395,7 @@ export class ParkPush {
         : answer.held === undefined
           ? 'the park answered nothing for this attachment'
           : null
-    const settled = await this.sync.settle(target, [{ id: item.id, version: item.version, held: answer.held ?? null, error }])
-    this.stats.acknowledged += settled.synced
-    this.stats.refused += settled.failed
-  }
-
-  /**
-   * How many failed calls a record may take before it is failed: none counts when the park refused
-   * the account itself (its password, its role): the records stay pending, retried with backoff,
-   * until the account is fixed.
-   */
-  private attemptsAllowed(error: unknown): number | null {
-    return error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
+    await this.settle(target, [{ id: item.id, version: item.version, held: answer.held ?? null, error }])
   }
 
   /** Pushes one page (by `send`) and settles it: throws only when the call itself failed (to be retried with backoff). */
@@ -420,14 +405,7 @@ export class ParkPush {
     try {
       result = await send()
     } catch (error) {
-      this.stats.failedCalls++
-      const message =
-        error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
-      await this.sync.recordFailure(
-        target,
-        items.map((item) => ({ id: item.id, version: item.version, error: message })),
-        this.attemptsAllowed(error),
-      )
+      await this.recordFailedCall(target, items, error)
       throw error
     }
     // Per item: the version the park holds now (synced only when it is the pushed one), or the refusal.
@@ -439,9 +417,29 @@ export class ParkPush {
       held: held.get(index) ?? null,
       error: refused.get(index) ?? (held.has(index) ? null : 'the park answered nothing for this record'),
     }))
+    await this.settle(target, outcomes)
+  }
+
+  /** Settles the park's answer for each item: synced only when it holds the pushed version, failed with its refusal. */
+  private async settle(target: SyncTable, outcomes: Parameters<SyncStore['settle']>[1]): Promise<void> {
     const settled = await this.sync.settle(target, outcomes)
     this.stats.acknowledged += settled.synced
     this.stats.refused += settled.failed
+  }
+
+  /**
+   * A call that failed: its items are recorded with the reason, each failed call counted as an
+   * attempt (a record is failed once it took more than SYNC_RETRY_LIMIT), except when the park
+   * refused the account itself (its password, its role): the records stay pending, retried with
+   * backoff, until the account is fixed.
+   */
+  private async recordFailedCall(target: SyncTable, items: { id: string; version: number }[], error: unknown): Promise<void> {
+    this.stats.failedCalls++
+    const reason =
+      error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
+    const attemptsAllowed = error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
+    const failed = items.map((item) => ({ id: item.id, version: item.version, error: reason }))
+    await this.sync.recordFailure(target, failed, attemptsAllowed)
   }
 
   /**
@@ -487,8 +485,4 @@ export class ParkPush {
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
     await this.probe.settled()
   }
-}
-
-function ignoreExisting(error: Error): void {
-  if (!/already exists/i.test(error.message)) throw error
 }
