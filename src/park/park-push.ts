@@ -10,10 +10,12 @@
 //   (bounded by count and by bytes) are read in order and up to SYNC_PUSH_CONCURRENCY of them are
 //   pushed and settled at once: no resource references itself, so no page holds a parent of
 //   another page of its resource, and a resource starts only once the previous one is settled;
-// - when the park cannot be reached, the drain stops and a `park-push` job is queued: pg-boss
-//   retries it with exponential backoff up to a ceiling, then dead-letters it. That backoff is the
-//   only one: while the job is queued, writes do not knock (attempts are counted at its pace); a
-//   job whose process died is reclaimed by pg-boss's supervisor after its expiry;
+// - when the park cannot be reached, the drain stops and a `park-push` job is queued, one at a
+//   time: a drain failing while it waits (the probe's, an operator's) leaves the next attempt to
+//   it. pg-boss retries it with exponential backoff up to a ceiling, then dead-letters it. That
+//   backoff is the only one: while the job waits, writes do not knock (attempts are counted at its
+//   pace); a drain that goes through ends it (cancels it, when not its own); a job whose process
+//   died is reclaimed by pg-boss's supervisor after its expiry;
 // - while nothing answers for the park (no connection, a timeout, a gateway's 502/503/504), its
 //   liveness is looked at every SYNC_PARK_PROBE_MS (park-probe.ts): when it answers again, a drain
 //   starts at once instead of after the backoff, so a park coming back (or starting after the
@@ -61,11 +63,12 @@ export class ParkPush {
   /** The park failing the push's calls as a whole, since the last drain that went through; undefined while none fails. */
   private outage: Outage | undefined
   /**
-   * A drain failed and a retry job was queued: writes do not knock until a drain succeeds again
-   * (the job's retries, with backoff, or the sweep) or the job's last retry failed, so attempts are
-   * counted at the backoff's pace.
+   * The id of the retry job this process queued, until the job ends: a drain goes through (the
+   * job's, or another one, which cancels it) or its last attempt fails. One at a time: a drain
+   * failing meanwhile (the probe's, an operator's) leaves the next attempt to it, and writes do not
+   * knock, so attempts are counted at its backoff's pace.
    */
-  private retryJobQueued = false
+  private retryJob: string | undefined
   /** Watches an unreachable park for its return. */
   readonly probe: ParkProbe
   /**
@@ -110,8 +113,7 @@ export class ParkPush {
     // by the sweep's schedule). The login to the park meanwhile.
     void this.client.logInAhead()
     void this.sweep()
-    const boss = await this.background.start()
-    await boss.createQueue(DEAD_QUEUE).catch(ignoreExisting)
+    await this.background.createQueue(DEAD_QUEUE)
     const retries = {
       policy: 'stately' as const,
       retryLimit: this.settings.retryLimit,
@@ -126,11 +128,11 @@ export class ParkPush {
     await this.background.queue(PUSH_QUEUE, retries, async ([job]) => {
       if (this.outage) this.outage.jobRanAt = Date.now()
       try {
-        await this.drain()
+        await this.drain(job?.id)
       } catch (error) {
-        // Its last attempt failed: no retry job is queued any more, and writes knock again (the
-        // records they leave pending fail by their own count of attempts, as before).
-        if (job && job.retryCount >= this.settings.retryLimit) this.retryJobQueued = false
+        // Its last attempt failed: the job ends, and writes knock again (the records they leave
+        // pending fail by their own count of attempts, as before).
+        if (job && job.retryCount >= this.settings.retryLimit && this.retryJob === job.id) this.retryJob = undefined
         throw error
       }
     })
@@ -146,11 +148,11 @@ export class ParkPush {
 
   /**
    * An operator asked (sync/retry, a reconciliation found differences): a drain now, even while
-   * the retry job waits out its backoff (the backoff is for writes knocking, not for people asking).
+   * the retry job waits out its backoff (the backoff is for writes knocking, not for people asking);
+   * if it fails, that job stays the one retry.
    */
   retryNow(): void {
-    this.retryJobQueued = false
-    void this.wake()
+    void this.drainSoon()
   }
 
   /** Why the park fails the push's calls as a whole now (its account refused, say); undefined while none fails. */
@@ -171,7 +173,7 @@ export class ParkPush {
     }
     this.stats.probeDrains++
     // Its drain may find nothing pending: the records whose retries ran out meanwhile are queued first.
-    void this.requeueUndelivered().finally(() => this.retryNow())
+    void this.requeueUndelivered().finally(() => this.drainSoon())
   }
 
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
@@ -187,10 +189,16 @@ export class ParkPush {
   /**
    * After a write committed: a drain soon (at once, or again after the one running). Never throws,
    * never waits: the promise, which callers may leave, settles when the drains it asked for ended
-   * (at once when it asked for none: stopped, or a retry job queued).
+   * (at once when it asked for none: stopped, or a retry job waiting and no drain coming).
    */
   wake(): Promise<void> {
-    if (this.stopped || this.retryJobQueued) return Promise.resolve()
+    if (this.retryJob && !this.wakeLoop) return Promise.resolve()
+    return this.drainSoon()
+  }
+
+  /** A drain soon, whether a retry job waits or not (at once, or again after the one running). */
+  private drainSoon(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
     this.wokenMeanwhile = true
     this.wakeLoop ??= this.loop()
     return this.wakeLoop
@@ -198,42 +206,54 @@ export class ParkPush {
 
   private async loop(): Promise<void> {
     try {
-      while (this.wokenMeanwhile && !this.stopped && !this.retryJobQueued) {
+      while (this.wokenMeanwhile && !this.stopped) {
         // The writes of the next moments join this drain: under load, fuller pages and fewer calls.
         if (this.settings.debounceMs > 0) await delay(this.settings.debounceMs)
         this.wokenMeanwhile = false
         await this.drain()
       }
     } catch (error) {
-      // The park could not be reached (or the database failed): pg-boss retries with backoff.
+      // The park could not be reached (or the database failed): pg-boss retries with backoff, by
+      // the job waiting already if there is one.
       this.log.warn({ err: error }, 'park push: retried later')
-      this.retryJobQueued = true
-      // Its first run after pg-boss's first retry delay: the drain that failed was its first attempt.
-      await this.background.boss.send(PUSH_QUEUE, {}, { startAfter: 1 }).catch((sendError: Error) => {
-        // No retry job (the database failed too): the next write knocks again (the sweep drains
-        // what is pending meanwhile), rather than every write waiting for a job that never came.
-        this.retryJobQueued = false
-        this.log.warn({ err: sendError }, 'could not queue the park push')
-      })
+      this.retryJob ??= await this.queueRetryJob()
     } finally {
+      // A failed drain leaves the wakes that came meanwhile to the retry job (or the sweep).
+      this.wokenMeanwhile = false
       this.wakeLoop = undefined
     }
   }
 
-  /** One drain (after the one running in this process, if any): pushes every pending record; throws when the park could not be reached. */
-  async drain(): Promise<void> {
-    const run = this.drainsInOrder.then(() => this.drainOnce())
+  /** Queues the retry job; its id, or undefined when none was queued. */
+  private async queueRetryJob(): Promise<string | undefined> {
+    try {
+      // Its first run after pg-boss's first retry delay: the drain that failed was its first attempt.
+      return (await this.background.boss.send(PUSH_QUEUE, {}, { startAfter: 1 })) ?? undefined
+    } catch (error) {
+      // No retry job (the database failed too): the next write knocks again (the sweep drains
+      // what is pending meanwhile), rather than every write waiting for a job that never came.
+      this.log.warn({ err: error }, 'could not queue the park push')
+      return undefined
+    }
+  }
+
+  /**
+   * One drain (after the one running in this process, if any): pushes every pending record; throws
+   * when the park could not be reached. `byJob`: the id of the retry job running it, if one is.
+   */
+  async drain(byJob?: string): Promise<void> {
+    const run = this.drainsInOrder.then(() => this.drainOnce(byJob))
     this.drainsInOrder = run.catch(() => undefined)
     await run
   }
 
-  private async drainOnce(): Promise<void> {
+  private async drainOnce(byJob: string | undefined): Promise<void> {
     try {
       const callsBefore = this.stats.calls
       await this.drainAll()
       // Calls made and answered, after calls that failed.
       const recovered = this.outage !== undefined && this.stats.calls > callsBefore
-      this.retryJobQueued = false
+      await this.endRetryJob(byJob)
       this.outage = undefined
       this.probe.stop()
       // The park takes pushes again after failed calls (back after an outage, or over its own
@@ -254,6 +274,17 @@ export class ParkPush {
       }
       throw error
     }
+  }
+
+  /** A drain went through: the retry job waiting is not needed any more (pg-boss completes it when it ran the drain). */
+  private async endRetryJob(byJob: string | undefined): Promise<void> {
+    const waiting = this.retryJob
+    this.retryJob = undefined
+    if (waiting === undefined || waiting === byJob) return
+    await this.background.boss.cancel(PUSH_QUEUE, waiting).catch((error: Error) => {
+      // It runs once more and finds nothing, or the next outage's failures meet it.
+      this.log.warn({ err: error }, 'could not cancel the park push retry')
+    })
   }
 
   /** Every table whose rows are pushed: records, attachments, the companion kinds. */
@@ -354,10 +385,7 @@ export class ParkPush {
     try {
       answer = await this.client.pushAttachment(resource, item)
     } catch (error) {
-      this.stats.failedCalls++
-      const message = error instanceof ParkUnavailable ? error.message : `push failed: ${(error as Error).message}`
-      const rest = page.slice(page.indexOf(item)).map((left) => ({ id: left.id, version: left.version, error: message }))
-      await this.sync.recordFailure(target, rest, this.attemptsAllowed(error))
+      await this.recordFailedCall(target, page.slice(page.indexOf(item)), error)
       throw error
     }
     // The version the park holds now (synced only when it is the pushed one), or the refusal.
@@ -367,18 +395,7 @@ export class ParkPush {
         : answer.held === undefined
           ? 'the park answered nothing for this attachment'
           : null
-    const settled = await this.sync.settle(target, [{ id: item.id, version: item.version, held: answer.held ?? null, error }])
-    this.stats.acknowledged += settled.synced
-    this.stats.refused += settled.failed
-  }
-
-  /**
-   * How many failed calls a record may take before it is failed: none counts when the park refused
-   * the account itself (its password, its role): the records stay pending, retried with backoff,
-   * until the account is fixed.
-   */
-  private attemptsAllowed(error: unknown): number | null {
-    return error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
+    await this.settle(target, [{ id: item.id, version: item.version, held: answer.held ?? null, error }])
   }
 
   /** Pushes one page (by `send`) and settles it: throws only when the call itself failed (to be retried with backoff). */
@@ -388,14 +405,7 @@ export class ParkPush {
     try {
       result = await send()
     } catch (error) {
-      this.stats.failedCalls++
-      const message =
-        error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
-      await this.sync.recordFailure(
-        target,
-        items.map((item) => ({ id: item.id, version: item.version, error: message })),
-        this.attemptsAllowed(error),
-      )
+      await this.recordFailedCall(target, items, error)
       throw error
     }
     // Per item: the version the park holds now (synced only when it is the pushed one), or the refusal.
@@ -407,9 +417,29 @@ export class ParkPush {
       held: held.get(index) ?? null,
       error: refused.get(index) ?? (held.has(index) ? null : 'the park answered nothing for this record'),
     }))
+    await this.settle(target, outcomes)
+  }
+
+  /** Settles the park's answer for each item: synced only when it holds the pushed version, failed with its refusal. */
+  private async settle(target: SyncTable, outcomes: Parameters<SyncStore['settle']>[1]): Promise<void> {
     const settled = await this.sync.settle(target, outcomes)
     this.stats.acknowledged += settled.synced
     this.stats.refused += settled.failed
+  }
+
+  /**
+   * A call that failed: its items are recorded with the reason, each failed call counted as an
+   * attempt (a record is failed once it took more than SYNC_RETRY_LIMIT), except when the park
+   * refused the account itself (its password, its role): the records stay pending, retried with
+   * backoff, until the account is fixed.
+   */
+  private async recordFailedCall(target: SyncTable, items: { id: string; version: number }[], error: unknown): Promise<void> {
+    this.stats.failedCalls++
+    const reason =
+      error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
+    const attemptsAllowed = error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
+    const failed = items.map((item) => ({ id: item.id, version: item.version, error: reason }))
+    await this.sync.recordFailure(target, failed, attemptsAllowed)
   }
 
   /**
@@ -456,8 +486,4 @@ export class ParkPush {
     for (const queue of [PUSH_QUEUE, SWEEP_QUEUE, RECONCILE_QUEUE]) await this.background.release(queue)
     await this.probe.settled()
   }
-}
-
-function ignoreExisting(error: Error): void {
-  if (!/already exists/i.test(error.message)) throw error
 }

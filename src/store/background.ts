@@ -37,6 +37,13 @@ export class Background {
     return this.boss
   }
 
+  /** A queue, created unless it exists (an earlier run, another instance). */
+  async createQueue(name: string, options: Omit<Queue, 'name'> = {}): Promise<PgBoss> {
+    const boss = await this.start()
+    await boss.createQueue(name, options).catch(ignoreExisting)
+    return boss
+  }
+
   /** A queue (created unless it exists), with its worker and, when given, its schedule (cron). */
   async queue<Data extends object>(
     name: string,
@@ -44,8 +51,7 @@ export class Background {
     handler: WorkHandler<Data>,
   ): Promise<void> {
     const { cron, work, ...queue } = options
-    const boss = await this.start()
-    await boss.createQueue(name, queue).catch(ignoreExisting)
+    const boss = await this.createQueue(name, queue)
     if (cron) await boss.schedule(name, cron)
     await boss.work<Data>(name, work ?? {}, handler)
     this.queues.push(name)

@@ -145,6 +145,48 @@ export async function allSynced(url: string, token: string): Promise<boolean> {
   return status.code === 0 && status.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
 }
 
+/** No sweep from now on: its schedule gone, its queued runs removed, the one running (if any) ended. */
+export async function holdSweep(db: pg.Pool): Promise<void> {
+  await db.query(`DELETE FROM pgboss.schedule WHERE name = 'park-sweep'`)
+  await eventually(
+    async () => {
+      await db.query(`DELETE FROM pgboss.job WHERE name = 'park-sweep' AND state IN ('created', 'retry')`)
+      const { rows } = await db.query(`SELECT count(*)::int AS running FROM pgboss.job WHERE name = 'park-sweep' AND state = 'active'`)
+      return rows[0].running === 0
+    },
+    { what: 'no sweep queued or running' },
+  )
+}
+
+/** Pushes a few records would wait an hour for: only the probe can explain them arriving within a test's timeouts. */
+export async function holdBackoffAndSweep(db: pg.Pool): Promise<void> {
+  await holdSweep(db)
+  // A retry running meanwhile fails (the park is down) and comes back due soon: moved again until none is.
+  await eventually(
+    async () => {
+      await db.query(
+        `UPDATE pgboss.job SET start_after = now() + interval '1 hour' WHERE name = 'park-push' AND state IN ('created', 'retry')`,
+      )
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS soon FROM pgboss.job WHERE name = 'park-push'
+           AND (state = 'active' OR (state IN ('created', 'retry') AND start_after < now() + interval '30 minutes'))`,
+      )
+      return rows[0].soon === 0
+    },
+    { what: 'every push retry deferred by an hour' },
+  )
+}
+
+/** The `park-push` jobs not ended, by state: queued, waiting out a retry's backoff, running. */
+export async function unendedPushJobs(db: pg.Pool): Promise<{ created: number; retry: number; active: number; total: number }> {
+  const { rows } = await db.query(
+    `SELECT count(*) FILTER (WHERE state = 'created')::int AS created, count(*) FILTER (WHERE state = 'retry')::int AS retry,
+            count(*) FILTER (WHERE state = 'active')::int AS active, count(*)::int AS total
+       FROM pgboss.job WHERE name = 'park-push' AND state IN ('created', 'retry', 'active')`,
+  )
+  return rows[0]
+}
+
 /**
  * Writes from `concurrency` clients until `until()` says stop: adds of risk units, and updates of
  * earlier ones. Returns the ids whose add was acknowledged (code 0) and the last acknowledged name
