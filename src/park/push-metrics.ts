@@ -51,7 +51,7 @@ export function registerPushMetrics(
   })
   const streams = new Gauge({
     name: 'park_push_backlog',
-    help: 'Items of what the push carries besides records (`readingMinutes`: minutes of readings) waiting to be pushed.',
+    help: 'What the push carries besides records, waiting to be pushed (`readingMinutes`: points with minutes of readings not yet pushed).',
     labelNames: ['stream'] as const,
     registers: [metrics],
     async collect() {
