@@ -1,4 +1,4 @@
--- Idempotency-Key (CONTRACT §5): the first answer to a write, kept per user and key for replay.
+-- Idempotency-Key: the first answer to a write, kept per user and key for replay.
 -- The key row is written in the same transaction as the write it answers, so a concurrent request
 -- with the same key waits for that transaction and then replays its answer, and a write that
 -- failed (rolled back) leaves no key behind.

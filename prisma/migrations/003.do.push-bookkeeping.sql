@@ -1,4 +1,4 @@
--- Park push bookkeeping (CONTRACT §7): how many pushes of the record's current version failed, and
+-- Park push bookkeeping: how many pushes of the record's current version failed, and
 -- the last error, kept for operators. A business write resets both (a new version to push).
 ALTER TABLE monitor_equip ADD COLUMN sync_attempts integer NOT NULL DEFAULT 0, ADD COLUMN sync_error text;
 ALTER TABLE risk_unit ADD COLUMN sync_attempts integer NOT NULL DEFAULT 0, ADD COLUMN sync_error text;

@@ -1,4 +1,4 @@
--- Reads at millions of records (issue 11). `like` is a literal substring match written as
+-- Reads at millions of records. `like` is a literal substring match written as
 -- `LIKE '%…%'`, which trigram indexes (pg_trgm, in PostgreSQL's contrib) answer without reading
 -- the table: one on each resource's name field, the fields operators search by substring. Other
 -- text fields answer `like` by scanning. A value shorter than three characters cannot use them.

@@ -1,4 +1,4 @@
--- Rate-limit counters shared by every instance on this database (issue 9), when no REDIS_URL is set:
+-- Rate-limit counters shared by every instance on this database, when no REDIS_URL is set:
 -- one row per limited key and window. UNLOGGED: a counter is worth no WAL and no replica (a crash
 -- empties the table, which only forgives the current windows). Expired rows are pruned by the
 -- housekeeping job.

@@ -1,4 +1,4 @@
--- The park supervises many enterprises (CONTRACT §10), applied to every edition:
+-- The park supervises many enterprises, applied to every edition:
 -- - `enterprise` accounts (park edition) are bound to the enterprise's 9-digit companyCode;
 -- - `sync_rounds`: how many times the sweep queued a record's failed push again (bounded, so a
 --   record the park can never apply stays `failed` with its reason instead of being re-queued

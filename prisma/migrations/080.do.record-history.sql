@@ -1,4 +1,4 @@
--- Record history (CONTRACT §11): one entry per business write, written by the write's own statement
+-- Record history: one entry per business write, written by the write's own statement
 -- (a data-modifying CTE), so it commits with the write and a write stays one round trip.
 --
 -- One table for every resource, keyed by (resource, id, companyCode, version): the read of one

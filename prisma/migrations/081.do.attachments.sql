@@ -1,4 +1,4 @@
--- Attachments (CONTRACT §12): files attached to a record, one table per resource, apart from the
+-- Attachments: files attached to a record, one table per resource, apart from the
 -- record rows (a record's reads never touch them). Keyed by (companyCode, id) as on the park, where
 -- several enterprises push. An attachment names its record by ("recordId", live) -> record (id,
 -- live), as children name their parents: PostgreSQL refuses an attachment of a missing or deleted

@@ -1,6 +1,6 @@
 -- Park edition only (applied after the common migrations, tracked in park_schema_version).
 --
--- The park holds what many enterprises pushed (CONTRACT §10): records are keyed by
+-- The park holds what many enterprises pushed: records are keyed by
 -- ("companyCode", id), so two enterprises may use the same id. Uniqueness (monitorCode, ticketNo)
 -- and references (parent ids) are the enterprises' to enforce: the park drops those constraints,
 -- so any sequence of writes an enterprise accepted converges here whatever order its pushes

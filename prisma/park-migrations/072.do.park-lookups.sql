@@ -5,7 +5,7 @@
 CREATE INDEX "monitor_equip_park_monitorCode" ON monitor_equip ("monitorCode" COLLATE "C") WHERE live;
 CREATE INDEX "ticket_base_info_park_ticketNo" ON ticket_base_info ("ticketNo" COLLATE "C") WHERE live;
 
--- One enterprise's records, newest first: what an enterprise account reads (its own, CONTRACT §10)
+-- One enterprise's records, newest first: what an enterprise account reads (its own)
 -- and what a park operator's `eq companyCode` asks for, from an index whatever the other
 -- enterprises hold.
 CREATE INDEX monitor_equip_park_company ON monitor_equip ("companyCode", "updateTime" DESC, id) WHERE live;
