@@ -1,5 +1,6 @@
-// What the push carries beside the resources' records and their attachments, drained by park-push.ts
-// within its drains (so through the same loop, backoff, probe and sweep):
+// What the push carries beside the resources' records and their attachments, drained by
+// push-drain.ts within the push's drains (so through the same loop, backoff, probe and sweep of
+// park-push.ts):
 // - the companion kinds: any table whose rows carry the push state (the supervision facts: alarms,
 //   periods, calendars, the zone), read in pages of pending rows and pushed by a call answered per
 //   item, each page settled, retried and counted as a page of records is. They go after the live

@@ -1,15 +1,10 @@
 // The park push. A write's need to be pushed is its own
 // sync_status = 'pending', committed with it; the push is a loop in the process, pg-boss does the
-// job machinery around it (retries with backoff, schedules, several instances):
+// job machinery around it (retries with backoff, schedules, several instances). This module is the
+// loop; what one drain pushes, and in which order, is push-drain.ts:
 // - each write wakes the loop (coalesced, never awaited by the write, no database round trip): a
 //   drain starts SYNC_PUSH_DEBOUNCE_MS later, and while one runs, later wakes make it run once
 //   more when it ends, so under load each drain takes whatever accumulated meanwhile;
-// - a drain pushes every pending record: live ones parents first (resource by resource), then the
-//   companion kinds and attachments (after their records), then deleted ones children first, then
-//   the streams (companion-push.ts drains what goes beside the records). Within a resource, pages
-//   (bounded by count and by bytes) are read in order and up to SYNC_PUSH_CONCURRENCY of them are
-//   pushed and settled at once: no resource references itself, so no page holds a parent of
-//   another page of its resource, and a resource starts only once the previous one is settled;
 // - when the park cannot be reached, the drain stops and a `park-push` job is queued, one at a
 //   time: a drain failing while it waits (the probe's, an operator's) leaves the next attempt to
 //   it. pg-boss retries it with exponential backoff up to a ceiling, then dead-letters it. That
@@ -32,21 +27,20 @@
 
 import { setTimeout as delay } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import type { ResourceDef, ResourceRegistry } from '../resources/resource-registry.ts'
-import { type AttachmentStore, attachmentTarget, withAttachments } from '../store/attachment-store.ts'
+import type { ResourceRegistry } from '../resources/resource-registry.ts'
+import type { AttachmentStore } from '../store/attachment-store.ts'
 import type { Background } from '../store/background.ts'
-import type { SyncStore, SyncTable } from '../store/sync-store.ts'
-import { CompanionPush, type PageCursor } from './companion-push.ts'
-import { type AttachmentPushAnswer, type ParkClient, ParkUnavailable, type PushResult } from './park-client.ts'
+import type { SyncStore } from '../store/sync-store.ts'
+import { CompanionPush } from './companion-push.ts'
+import { type ParkClient, ParkUnavailable } from './park-client.ts'
 import { ParkProbe } from './park-probe.ts'
+import { PushDrain } from './push-drain.ts'
 import type { Reconciler } from './reconcile.ts'
 import { DEAD_QUEUE, type Outage, PUSH_QUEUE, type PushSettings, RECONCILE_QUEUE, SWEEP_QUEUE } from './push-settings.ts'
 
 export class ParkPush {
   private readonly background: Background
   private readonly sync: SyncStore
-  private readonly attachments: AttachmentStore
-  private readonly registry: ResourceRegistry
   readonly client: ParkClient
   readonly settings: PushSettings
   private readonly log: FastifyBaseLogger
@@ -71,9 +65,11 @@ export class ParkPush {
   private retryJob: string | undefined
   /** Watches an unreachable park for its return. */
   readonly probe: ParkProbe
+  /** What one drain pushes, and in which order. */
+  private readonly drains: PushDrain
   /**
-   * Since start: calls to the park, failed calls, records acknowledged, records refused, drains
-   * started at once because the park came back.
+   * Since start: calls to the park, failed calls, records acknowledged, records refused (counted
+   * by the drains), drains started at once because the park came back.
    */
   readonly stats = { calls: 0, failedCalls: 0, acknowledged: 0, refused: 0, probeDrains: 0 }
 
@@ -92,11 +88,20 @@ export class ParkPush {
     this.companions = options.companions ?? new CompanionPush()
     this.background = options.background
     this.sync = options.sync
-    this.attachments = options.attachments
-    this.registry = options.registry
     this.client = options.client
     this.settings = options.settings
     this.log = options.log
+    this.drains = new PushDrain({
+      sync: this.sync,
+      attachments: options.attachments,
+      registry: options.registry,
+      client: this.client,
+      settings: this.settings,
+      companions: this.companions,
+      stats: this.stats,
+      wake: () => void this.wake(),
+      wokenMeanwhile: () => this.wokenMeanwhile,
+    })
     const { probeMs } = this.settings
     this.probe = new ParkProbe({
       reachable: (timeoutMs, signal) => this.client.reachable(timeoutMs, signal),
@@ -179,7 +184,7 @@ export class ParkPush {
   /** Queues again the failed records whose pushes never reached the park, and drains them (after the drain running). */
   private async requeueUndelivered(): Promise<void> {
     try {
-      if ((await this.sync.requeueFailed(this.targets(), { undelivered: true })) > 0) void this.wake()
+      if ((await this.sync.requeueFailed(this.drains.targets(), { undelivered: true })) > 0) void this.wake()
     } catch (error) {
       // The sweep queues them again later.
       this.log.warn({ err: error }, 'park push: could not queue undelivered records again')
@@ -250,7 +255,7 @@ export class ParkPush {
   private async drainOnce(byJob: string | undefined): Promise<void> {
     try {
       const callsBefore = this.stats.calls
-      await this.drainAll()
+      await this.drains.drainAll()
       // Calls made and answered, after calls that failed.
       const recovered = this.outage !== undefined && this.stats.calls > callsBefore
       await this.endRetryJob(byJob)
@@ -287,168 +292,13 @@ export class ParkPush {
     })
   }
 
-  /** Every table whose rows are pushed: records, attachments, the companion kinds. */
-  private targets(): SyncTable[] {
-    return [...withAttachments(this.registry.pushed), ...this.companions.kinds]
-  }
-
-  /**
-   * Live records parents first, then the companion kinds (after the records they name), then live
-   * attachments (after their records), then deleted attachments, then deleted records children
-   * first (a record's attachments go before it), then the streams. Only the tables holding pending
-   * rows are read (one statement finds them).
-   */
-  private async drainAll(): Promise<void> {
-    await this.drainPending()
-    await this.companions.drainStreams(() => void this.wake())
-  }
-
-  private async drainPending(): Promise<void> {
-    const all = this.registry.pushed
-    const pending = await this.sync.pendingTables(this.targets())
-    if (pending.size === 0) return
-    for (const resource of all) if (pending.has(resource.table)) await this.drainRecords(resource, false)
-    await this.companions.drainKinds(pending, this.settings, (target, read, send) => this.drainPages(target, read, send))
-    let attachmentsDone = true
-    for (const deleted of [false, true])
-      for (const resource of all)
-        if (pending.has(attachmentTarget(resource).table))
-          attachmentsDone = (await this.drainAttachments(resource, deleted)) && attachmentsDone
-    // Deleted records wait for every attachment to be pushed (a record's attachments go before it).
-    if (!attachmentsDone) return
-    for (const resource of [...all].reverse()) if (pending.has(resource.table)) await this.drainRecords(resource, true)
-  }
-
-  /** Every pending record of a resource (live or deleted). */
-  private async drainRecords(resource: ResourceDef, deleted: boolean): Promise<void> {
-    const { batchSize, batchBytes } = this.settings
-    await this.drainPages(
-      resource,
-      (cursor) => this.sync.pending(resource, deleted, batchSize, batchBytes, cursor),
-      (items) => this.client.push(resource, items),
-    )
-  }
-
-  /** Pages read in order, up to `concurrency` of them pushed and settled at once. */
-  private async drainPages<Item extends { id: string; version: number }>(
-    target: SyncTable,
-    read: (cursor?: PageCursor) => Promise<{ items: Item[]; cursor: PageCursor | undefined }>,
-    send: (items: Item[]) => Promise<PushResult>,
-  ): Promise<void> {
-    const { concurrency } = this.settings
-    const inFlight = new Set<Promise<void>>()
-    let failure: { error: unknown } | undefined
-    let page = await read()
-    while (page.items.length > 0 && !failure) {
-      const items = page.items
-      const pushed: Promise<void> = this.pushPage(target, items, () => send(items))
-        .catch((error: unknown) => void (failure ??= { error }))
-        .finally(() => inFlight.delete(pushed))
-      inFlight.add(pushed)
-      if (!page.cursor) break
-      if (inFlight.size >= concurrency) await Promise.race(inFlight)
-      if (failure) break
-      page = await read(page.cursor)
-    }
-    await Promise.all(inFlight)
-    if (failure) throw failure.error
-  }
-
-  /**
-   * Pending attachments, in pages bounded by count and by bytes (so many large files pending never
-   * sit in memory at once), each pushed by its own /system/push/attachment call. The park's
-   * judgement is settled on the attachment like a record's (synced only when the park holds the
-   * pushed version, failed with the reason otherwise, a refusal included); only a failed call throws.
-   * When writes came meanwhile, it stops after a page (answering false) so that records written
-   * behind large files are not held up by them: the next drain goes on with the rest.
-   */
-  private async drainAttachments(resource: ResourceDef, deleted: boolean): Promise<boolean> {
-    const { batchSize, batchBytes } = this.settings
-    let page = await this.attachments.pending(resource, deleted, batchSize, batchBytes)
-    while (page.items.length > 0) {
-      for (const item of page.items) await this.pushAttachment(resource, item, page.items)
-      if (!page.cursor) break
-      if (this.wokenMeanwhile) return false
-      page = await this.attachments.pending(resource, deleted, batchSize, batchBytes, page.cursor)
-    }
-    return true
-  }
-
-  private async pushAttachment(
-    resource: ResourceDef,
-    item: Awaited<ReturnType<AttachmentStore['pending']>>['items'][number],
-    page: { id: string; version: number }[],
-  ): Promise<void> {
-    const target = attachmentTarget(resource)
-    this.stats.calls++
-    let answer: AttachmentPushAnswer
-    try {
-      answer = await this.client.pushAttachment(resource, item)
-    } catch (error) {
-      await this.recordFailedCall(target, page.slice(page.indexOf(item)), error)
-      throw error
-    }
-    // The version the park holds now (synced only when it is the pushed one), or the refusal.
-    const error =
-      answer.code !== 0
-        ? `park refused with ${answer.code}: ${answer.msg}`
-        : answer.held === undefined
-          ? 'the park answered nothing for this attachment'
-          : null
-    await this.settle(target, [{ id: item.id, version: item.version, held: answer.held ?? null, error }])
-  }
-
-  /** Pushes one page (by `send`) and settles it: throws only when the call itself failed (to be retried with backoff). */
-  private async pushPage(target: SyncTable, items: { id: string; version: number }[], send: () => Promise<PushResult>): Promise<void> {
-    let result: PushResult
-    this.stats.calls++
-    try {
-      result = await send()
-    } catch (error) {
-      await this.recordFailedCall(target, items, error)
-      throw error
-    }
-    // Per item: the version the park holds now (synced only when it is the pushed one), or the refusal.
-    const held = new Map((result.held ?? []).map((entry) => [entry.index, entry.version]))
-    const refused = new Map(result.failed.map((failure) => [failure.index, `park refused with ${failure.code}: ${failure.reason}`]))
-    const outcomes = items.map((item, index) => ({
-      id: item.id,
-      version: item.version,
-      held: held.get(index) ?? null,
-      error: refused.get(index) ?? (held.has(index) ? null : 'the park answered nothing for this record'),
-    }))
-    await this.settle(target, outcomes)
-  }
-
-  /** Settles the park's answer for each item: synced only when it holds the pushed version, failed with its refusal. */
-  private async settle(target: SyncTable, outcomes: Parameters<SyncStore['settle']>[1]): Promise<void> {
-    const settled = await this.sync.settle(target, outcomes)
-    this.stats.acknowledged += settled.synced
-    this.stats.refused += settled.failed
-  }
-
-  /**
-   * A call that failed: its items are recorded with the reason, each failed call counted as an
-   * attempt (a record is failed once it took more than SYNC_RETRY_LIMIT), except when the park
-   * refused the account itself (its password, its role): the records stay pending, retried with
-   * backoff, until the account is fixed.
-   */
-  private async recordFailedCall(target: SyncTable, items: { id: string; version: number }[], error: unknown): Promise<void> {
-    this.stats.failedCalls++
-    const reason =
-      error instanceof ParkUnavailable ? error.message : `push failed: ${error instanceof Error ? error.message : String(error)}`
-    const attemptsAllowed = error instanceof ParkUnavailable && error.accountRefused ? null : this.settings.retryLimit + 1
-    const failed = items.map((item) => ({ id: item.id, version: item.version, error: reason }))
-    await this.sync.recordFailure(target, failed, attemptsAllowed)
-  }
-
   /**
    * Queues failed records again once rested (each at most `failedRequeueRounds` times: a record the
    * park can never apply stays failed with its reason), and drains anything pending. Never throws.
    */
   async sweep(): Promise<void> {
     try {
-      const targets = this.targets()
+      const targets = this.drains.targets()
       await this.sync.requeueFailed(targets, {
         sweep: { restedSeconds: this.settings.failedRetrySeconds, rounds: this.settings.failedRequeueRounds },
       })
