@@ -253,9 +253,15 @@ export class SyncStore {
     // Planning this union of every table costs more than running it: a statement
     // without parameters, prepared, is planned once per connection.
     const { rows } = await this.pool.query(prepared(text))
-    return rows.map(({ syncedCounted, syncedEstimated, ...counts }) => {
+    return rows.map(({ syncedCounted, syncedEstimated, oldestPendingSeconds, ...counts }) => {
       const syncedExact = syncedCounted !== null && syncedCounted <= SYNCED_EXACT_LIMIT
-      return { ...counts, synced: syncedExact ? syncedCounted : Math.max(syncedEstimated, SYNCED_EXACT_LIMIT + 1), syncedExact }
+      return {
+        ...counts,
+        // A write committed while this statement ran can be younger than its transaction's now().
+        oldestPendingSeconds: oldestPendingSeconds === null ? null : Math.max(oldestPendingSeconds, 0),
+        synced: syncedExact ? syncedCounted : Math.max(syncedEstimated, SYNCED_EXACT_LIMIT + 1),
+        syncedExact,
+      }
     })
   }
 
