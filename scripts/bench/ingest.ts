@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import pg from 'pg'
 import { ensureEnterpriseAccount } from '../dev/park-account.ts'
+import { rememberingLast } from '../../src/contract/remember-last.ts'
 import { READING_EPOCH } from '../../src/store/reading-store.ts'
 import { fail, halted, median, note } from './common.ts'
 import { type Databases, withPool } from './database.ts'
@@ -37,12 +38,15 @@ interface Reading {
   value: string
 }
 
+/** The values the readings take, written once: the load generator shares the service's cores. */
+const VALUES = Array.from({ length: 300 }, (_, k) => (20 + k / 10).toFixed(1))
+
 /** Call `n` of gateway `g`: its points' readings of consecutive seconds, every point once a second. */
 function batch(g: number, n: number, start: number): Reading[] {
   return Array.from({ length: BATCH }, (_, j) => {
     const i = n * BATCH + j
     const point = g * pointsPerGateway + (i % pointsPerGateway)
-    return { point, second: start + Math.floor(i / pointsPerGateway), value: (20 + ((i * 7 + point) % 300) / 10).toFixed(1) }
+    return { point, second: start + Math.floor(i / pointsPerGateway), value: VALUES[(i * 7 + point) % 300] }
   })
 }
 
@@ -108,9 +112,11 @@ async function overHttp(databases: Databases, start: number): Promise<Load & { w
     }
     return {
       run: continuing(async (readings) => {
+        // Readings of one second follow each other: their instant is written once.
+        const instant = rememberingLast((second: number) => new Date(second * 1000).toISOString())
         const list = readings.map((reading) => ({
           monitorEquipId: `BP-${reading.point}`,
-          time: new Date(reading.second * 1000).toISOString(),
+          time: instant(reading.second),
           value: reading.value,
         }))
         const data = await ok(`${edition.url}/hazard/monitorData/add-batch`, { list }, token, 'sending readings')

@@ -11,6 +11,7 @@
 //   between 0001-01-02 and 9999-12-30. Offsets beyond ±15:59 are refused by PostgreSQL.
 // - Dates: PostgreSQL has no year 0.
 import { type Message, message } from '../messages/message.ts'
+import { rememberingLast } from './remember-last.ts'
 
 /** Why a string cannot be stored as text, or undefined when it can. */
 export function textProblem(value: string): Message | undefined {
@@ -40,13 +41,13 @@ const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?
  * string of another grammar: its fraction dropped, its offset applied, and a leap second (`:60`)
  * as the next second, as PostgreSQL keeps it.
  */
-export function instantSeconds(value: string): number | undefined {
+export const instantSeconds = rememberingLast((value: string): number | undefined => {
   const match = INSTANT.exec(value)
   if (!match) return undefined
   const [, year, month, day, hour, minute, second, sign, offsetHours, offsetMinutes] = match
   const offset = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) : 0
   return (utcMilliseconds(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)) - offset * 60_000) / 1000
-}
+})
 
 /**
  * Why an instant of RFC 3339's grammar cannot be stored and written back, or undefined when it can.
@@ -108,6 +109,7 @@ export function findUnstorable(value: unknown): { path: string; problem: Message
 
 /** Date.UTC for every year from 1 (Date.UTC maps years 0..99 to 1900..1999). */
 function utcMilliseconds(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second)
   const date = new Date(0)
   date.setUTCFullYear(year, month - 1, day)
   date.setUTCHours(hour, minute, second, 0)

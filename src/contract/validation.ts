@@ -7,6 +7,7 @@ import type { SchemaValidateFunction } from 'ajv/dist/types/index.js'
 import addFormatsModule from 'ajv-formats'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { english, isMessage, type Message, message } from '../messages/message.ts'
+import { rememberingLast } from './remember-last.ts'
 import { dateProblem, findUnstorable, instantProblem, instantSeconds, integerProblem, textProblem } from './storable.ts'
 
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module
@@ -49,9 +50,7 @@ export function isFormat(format: 'date' | 'date-time', value: string): boolean {
  * at 23:59:60 UTC) narrowed to RFC 3339's grammar, which it widens (a space for `T`, offsets `±hh`
  * and `±hhmm`).
  */
-function isDateTime(value: string): boolean {
-  return instantSeconds(value) !== undefined && ajvFormats.dateTime(value)
-}
+const isDateTime = rememberingLast((value: string): boolean => instantSeconds(value) !== undefined && ajvFormats.dateTime(value))
 
 const ajvFormats = { date: formatCheck('date'), dateTime: formatCheck('date-time') }
 
