@@ -378,7 +378,7 @@ export type paths = {
         put?: never;
         /**
          * The event feed
-         * @description Both editions; roles `admin`, `operator`, `viewer`, and on the park an `enterprise` account, which reads its own enterprise's events only. The events after `after`, by `seq` ascending: every event committed before the request is readable by it, and one that commits later gets a greater `seq` than every event already readable, so a consumer following `next` never skips one. Events are kept EVENT_RETENTION_DAYS (default 30); an `after` below the oldest kept minus one answers from the oldest kept with `data.gap: true`. See docs/events.md.
+         * @description Both editions; roles `admin`, `operator`, `viewer`, and on the park an `enterprise` account, which reads its own enterprise's events only. The events after `after`, by `seq` ascending: every event committed before the request is readable by it, and one that commits later gets a greater `seq` than every event already readable, so a consumer following `next` never skips one. Events are kept EVENT_RETENTION_DAYS (default 30), and the webhooks' finished deliveries of them (`webhook/deliveries`) as long; an `after` below the oldest kept minus one answers from the oldest kept with `data.gap: true`. See docs/events.md.
          */
         post: operations["systemEventList"];
         delete?: never;
@@ -518,7 +518,7 @@ export type paths = {
         put?: never;
         /**
          * Delivery attempts
-         * @description Admin only. A page of the endpoint's attempts, newest first. 1004 unknown id. See docs/events.md.
+         * @description Admin only. A page of the endpoint's attempts, newest first. Attempts are kept as long as their events: once an event is pruned (EVENT_RETENTION_DAYS, default 30), its finished deliveries (`delivered` or `failed`) go with their attempts, and so do a `ping`'s older than that; a delivery still being retried stays whatever its age. 1004 unknown id. See docs/events.md.
          */
         post: operations["systemWebhookDeliveries"];
         delete?: never;

@@ -18,7 +18,8 @@
 //   alarms      how soon alarms are readable (enterprise, park, offline) under a load of readings,
 //               and the enterprise's RSS under that load
 //   readings    reads of readings (latest, aggregate, list) on BENCH_READINGS readings, their bytes on disk
-//   events      webhook delivery to one endpoint under the add load: time until all delivered, rate
+//   events      webhook delivery to one endpoint under the add load: time until all delivered, rate,
+//               the add rate against none; feed pages of 500 on BENCH_EVENTS events
 // The add baseline runs whenever add, history or park does.
 //
 // PostgreSQL: DATABASE_URL (an admin URL) when set, else a throw-away embedded server.

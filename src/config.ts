@@ -42,7 +42,7 @@ export interface Config {
   readingsRetentionDays: number
   /** Largest attachment, decoded, in bytes. */
   attachmentMaxBytes: number
-  /** Days events are kept in the feed. */
+  /** Days events are kept in the feed; the webhooks' finished deliveries of them go with them. */
   eventRetentionDays: number
   /** Webhook endpoints may be on loopback and private networks (a test or an isolated deployment). */
   webhookAllowPrivate: boolean

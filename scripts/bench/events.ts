@@ -3,15 +3,19 @@
 // once) are loaded with `monitorEquip/add` bodies, rounds alternating a run without an endpoint and
 // a run with one endpoint subscribed to every event type; after each run with it, the time from the
 // end of the load until every event written during the run has been delivered (each counted once,
-// by webhook-id), and the deliveries a second from the first delivery to the last.
+// by webhook-id), and the deliveries a second from the first delivery to the last. Then the feed's
+// reads: BENCH_EVENTS events filled by SQL (fill.ts) after those of the load, and pages of 500 of
+// `/system/event/list` over HTTP from random places, the median of BENCH_READ_CALLS calls.
 import { fork } from 'node:child_process'
 import path from 'node:path'
 import { delay, fail, halted, median, note } from './common.ts'
 import { Bodies, document } from './bodies.ts'
 import { connect, type Databases } from './database.ts'
+import { fillEvents } from './fill.ts'
 import { login, ok } from './http.ts'
 import { runLoad } from './load.ts'
-import { EDITION_PASSWORD, startEdition, stop } from './processes.ts'
+import { COMPANY_CODE, EDITION_PASSWORD, startEdition, stop } from './processes.ts'
+import { timeRead } from './reads.ts'
 import { addRow } from './report.ts'
 import { settings } from './settings.ts'
 
@@ -41,6 +45,30 @@ async function startReceiver() {
     stop: () =>
       new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.send('stop')))),
   }
+}
+
+/** Pages of 500 of the feed, each from a random place among `settings.events` events filled after those of the load. */
+async function timeFeed(baseUrl: string, databaseUrl: string, token: string): Promise<void> {
+  const count = settings.events
+  note(`events: filling ${count.toLocaleString('en-US')} events`)
+  const first = await fillEvents(databaseUrl, count, COMPANY_CODE)
+  const after = () => first - 1 + Math.floor(Math.random() * (count - 500))
+  const fullPage = (data: { list: unknown[] }) => (data.list.length === 500 ? undefined : `answered ${data.list.length} events, not 500`)
+  const stored = `${count.toLocaleString('en-US')} events stored`
+  const path = '/system/event/list'
+  await timeRead('events', baseUrl, token, {
+    what: `the feed: a page of 500 from a random place, ${stored}`,
+    path,
+    body: () => ({ after: after(), pageSize: 500 }),
+    target: 20,
+    check: fullPage,
+  })
+  await timeRead('events', baseUrl, token, {
+    what: 'the feed: a page of 500 of two of its types (record.updated, record.deleted)',
+    path,
+    body: () => ({ after: after(), pageSize: 500, types: ['record.updated', 'record.deleted'] }),
+    check: fullPage,
+  })
 }
 
 const EVENT_TYPES = (document.components?.schemas?.EventType as { enum?: string[] } | undefined)?.enum
@@ -107,6 +135,7 @@ export async function eventsGroup(databases: Databases): Promise<void> {
       note(`events: ${details.at(-1)}; the last ${catchUp.at(-1)!.toFixed(2)} s after it; ${perSecond.at(-1)!.toFixed(0)} deliveries/s`)
       await ok(`${proc.url}/system/webhook/delete`, { id: 'bench' }, token, 'webhook/delete')
     }
+    if (!halted()) await timeFeed(proc.url, databaseUrl, token)
   } finally {
     await db.end().catch(() => {})
     await receiver.stop()
@@ -134,6 +163,7 @@ export async function eventsGroup(databases: Databases): Promise<void> {
     what: 'monitorEquip/add with that endpoint against none (same edition, alternated)',
     value: median(rates.one),
     unit: 'req/s',
+    target: { op: '>=', limit: 0.9, relative: true, of: 'no endpoint' },
     ratio: median(pairs),
     detail: `paired ratios [${pairs.map((ratio) => ratio.toFixed(2)).join(', ')}]; without: ${rates.none.map(Math.round).join(', ')} req/s`,
   })

@@ -84,3 +84,33 @@ export async function fillRiskEvents(url: string, count: number, parents: number
 export async function settle(url: string, tables: string[]): Promise<void> {
   for (const table of tables) await query(url, `VACUUM (ANALYZE) ${table}`)
 }
+
+/**
+ * `count` events of the feed after the last one given, as the sequencer numbers them (their seqs
+ * reserved first): monitorEquip records' events over the last 29 days (within the default
+ * retention), each record added, updated twice, then deleted. Answers the first seq filled.
+ */
+export async function fillEvents(url: string, count: number, companyCode: string): Promise<number> {
+  const [{ first }] = await query<{ first: number }>(
+    url,
+    `UPDATE event_counter SET last = last + ${count} RETURNING (last - ${count} + 1)::float8 AS first`,
+  )
+  const time = `now() - (${count} - i) * ${(29 * 86_400) / count} * interval '1 second'`
+  const changes =
+    `CASE i % 4 WHEN 0 THEN jsonb_build_object('monitorName', (${array(UNITS)})[1 + i % 6] || (i / 4) || '#压力监测', ` +
+    `'monitorCode', 'PT-' || (i / 4), 'monitorType', '压力', 'numericalUnit', 'MPa', 'rangeMax', '2.5', 'rangeMin', '0', ` +
+    `'deptName', '储运车间', 'address', '江苏省南京市江北新区化工园区方水路' || (i % 200) || '号', 'state', '在用') ` +
+    `WHEN 3 THEN '{}'::jsonb ELSE jsonb_build_object('rangeMax', jsonb_build_array('2.5', '2.' || (i % 10))) END`
+  await chunked(
+    url,
+    'events',
+    count,
+    (from, to) =>
+      `INSERT INTO event (seq, id, type, time, "companyCode", data) ` +
+      `SELECT ${first - 1} + i, gen_random_uuid(), (ARRAY['record.added', 'record.updated', 'record.updated', 'record.deleted'])[1 + i % 4], ` +
+      `${time}, '${companyCode}', jsonb_build_object('resource', 'hazard/monitorEquip', 'id', 'EV-' || (i / 4), 'version', 1 + i % 4, ` +
+      `'changes', ${changes}) FROM generate_series(${from}, ${to}) AS i`,
+  )
+  await settle(url, ['event'])
+  return first
+}

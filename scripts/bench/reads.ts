@@ -17,6 +17,7 @@ export interface Read {
   what: string
   method?: 'GET' | 'POST'
   path: string
+  /** The body; a function gives each call its own (a read at another place each time). */
   body?: unknown
   target?: number
   /** What the answer must hold; a message when it does not. */
@@ -29,7 +30,8 @@ const atMost = (limit: number): Target => ({ op: '<=', limit, relative: false })
 export async function timeRead(group: Group, baseUrl: string, token: string, read: Read): Promise<void> {
   if (halted()) return
   const method = read.method ?? 'POST'
-  const once = () => call(baseUrl + read.path, method, method === 'POST' ? (read.body ?? {}) : undefined, token)
+  const body = () => (typeof read.body === 'function' ? (read.body as () => unknown)() : (read.body ?? {}))
+  const once = () => call(baseUrl + read.path, method, method === 'POST' ? body() : undefined, token)
   const first = await once()
   const problem = answerProblem(first, read)
   if (problem) return fail(`${group}: ${read.what}: ${problem}`)

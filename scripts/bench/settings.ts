@@ -64,6 +64,8 @@ export const settings = {
   alarms: Math.round(setting('BENCH_ALARMS', 200, 10)),
   /** Readings stored for the reads of readings (readings; the targets are set at 100 000 000). */
   readings: Math.round(setting('BENCH_READINGS', 10_000_000, 100_000)),
+  /** Events stored for the feed's reads (events; the target is set at 10 000 000). */
+  events: Math.round(setting('BENCH_EVENTS', 10_000_000, 10_000)),
   /** Pending records of the backlog (drain). */
   drainRecords: Math.round(setting('BENCH_DRAIN_RECORDS', 20_000, 100)),
   /** The deep page of the reads (pages of 20), reached by following `next`. */

@@ -1,12 +1,14 @@
 // The event feed (docs/events.md): `/system/event/list`, the sequencer that makes committed events
 // readable (woken after each write and every second, in every instance: they take turns), and
-// retention (EVENT_RETENTION_DAYS) by a daily pg-boss schedule.
+// retention (EVENT_RETENTION_DAYS) by a daily pg-boss schedule, of the events and then of the
+// webhooks' finished deliveries of the events gone.
 import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { Background } from '../store/background.ts'
 import type { EventStore, StoredEvent } from '../store/event-store.ts'
 import { changesInWireForm } from '../store/history-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
+import type { WebhookStore } from '../store/webhook-store.ts'
 
 export const EVENT_PRUNE_QUEUE = 'event-prune'
 /** How often each instance looks for events to number when no write of its own woke it. */
@@ -46,6 +48,8 @@ export class EventOperations {
   private readonly format: InstantFormatter
   private readonly background: Background
   private readonly retentionDays: number
+  /** The webhooks' deliveries, pruned with the events. */
+  private readonly deliveries: Pick<WebhookStore, 'prune'>
   private readonly log: FastifyBaseLogger
   /** Called with how many events were numbered (the webhooks' deliveries start). */
   private readonly onSequenced: (() => void) | undefined
@@ -60,6 +64,7 @@ export class EventOperations {
     format: InstantFormatter
     background: Background
     retentionDays: number
+    deliveries: Pick<WebhookStore, 'prune'>
     log: FastifyBaseLogger
     onSequenced?: () => void
   }) {
@@ -68,6 +73,7 @@ export class EventOperations {
     this.format = options.format
     this.background = options.background
     this.retentionDays = options.retentionDays
+    this.deliveries = options.deliveries
     this.log = options.log
     this.onSequenced = options.onSequenced
   }
@@ -132,11 +138,16 @@ export class EventOperations {
     await this.background.boss.send(EVENT_PRUNE_QUEUE, {})
   }
 
-  /** Deletes the events older than the retention; answers how many. */
-  async prune(): Promise<number> {
-    const pruned = await this.store.prune(this.retentionDays)
-    if (pruned > 0) this.log.info({ pruned, days: this.retentionDays }, 'events pruned')
-    return pruned
+  /**
+   * Deletes the events older than the retention, then the webhooks' finished deliveries of the
+   * events gone (and of pings as old); answers how many of each.
+   */
+  async prune(): Promise<{ events: number; deliveries: number }> {
+    const days = this.retentionDays
+    const events = await this.store.prune(days)
+    const deliveries = await this.deliveries.prune(days)
+    if (events + deliveries > 0) this.log.info({ pruned: events, deliveries, days }, 'events pruned')
+    return { events, deliveries }
   }
 
   async stop(): Promise<void> {

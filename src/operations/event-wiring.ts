@@ -48,7 +48,8 @@ export function eventParts(options: {
     sequencerPool: backgroundPool,
     afterSequence: async (client, first, last) => later.delivery?.queue(client, await deliveryStore.planDeliveries(client, first, last)),
   })
-  const events = new EventOperations({ store, registry, format, background, retentionDays: config.eventRetentionDays, log })
+  const { eventRetentionDays: retentionDays } = config
+  const events = new EventOperations({ store, registry, format, background, retentionDays, deliveries: deliveryStore, log })
   const delivery = new WebhookDelivery({
     pool: backgroundPool,
     store: deliveryStore,

@@ -51,6 +51,33 @@ export function prepared(text: string): { name: string; text: string } {
   return { name: statementName(text), text }
 }
 
+/** Rows to delete: those of `table` that `where` selects (its parameters `values`), named by `key` (a unique column, or ctid). */
+export interface Deletion {
+  table: string
+  key: string
+  where: string
+  values?: unknown[]
+  /** Deleted first (retention that keeps an unbroken run of the newest); any order when absent. */
+  order?: string
+  /** Rows per statement. */
+  batch: number
+}
+
+/**
+ * Deletes the rows `batch` at a time, each batch a statement of its own, so that no statement
+ * holds its locks long on a large table; answers how many in all.
+ */
+export async function deleteInBatches(db: Queryable, { table, key, where, values = [], order, batch }: Deletion): Promise<number> {
+  const ordered = order ? ` ORDER BY ${order}` : ''
+  const statement = `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE ${where}${ordered} LIMIT ${batch})`
+  let deleted = 0
+  for (;;) {
+    const count = (await db.query(statement, values)).rowCount ?? 0
+    deleted += count
+    if (count < batch) return deleted
+  }
+}
+
 export interface Database {
   pool: pg.Pool
   prisma: Prisma

@@ -3,7 +3,7 @@
 // time numbers the committed ones into `event` (migration 130 says why); the feed reads `event` by
 // seq; retention prunes the oldest.
 import type pg from 'pg'
-import { inTransaction, type Queryable } from './database.ts'
+import { deleteInBatches, inTransaction, type Queryable } from './database.ts'
 
 /** An event as stored: `data` of a record event holds `changes` as the history entry stores them. */
 export interface StoredEvent {
@@ -188,14 +188,13 @@ export class EventStore {
       [days],
     )
     if (rows[0].cut === null) return 0
-    let pruned = 0
-    for (;;) {
-      const { rowCount } = await this.pool.query(
-        'DELETE FROM event WHERE seq IN (SELECT seq FROM event WHERE seq <= $1 ORDER BY seq LIMIT 10000)',
-        [rows[0].cut],
-      )
-      pruned += rowCount ?? 0
-      if ((rowCount ?? 0) < 10000) return pruned
-    }
+    return deleteInBatches(this.pool, {
+      table: 'event',
+      key: 'seq',
+      where: 'seq <= $1',
+      values: [rows[0].cut],
+      order: 'seq',
+      batch: 10_000,
+    })
   }
 }

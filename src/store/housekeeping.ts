@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Background } from './background.ts'
+import { deleteInBatches } from './database.ts'
 
 export const HOUSEKEEPING_QUEUE = 'housekeeping'
 export const HOUSEKEEPING_CRON = '*/10 * * * *'
@@ -27,16 +28,8 @@ const EXPIRED: Record<keyof Pruned, { table: string; column: string }> = {
 /** Deletes every expired row; returns how many of each. */
 export async function prune(pool: pg.Pool): Promise<Pruned> {
   const pruned: Pruned = { idempotencyKeys: 0, revokedSessions: 0, rateLimits: 0 }
-  for (const [name, { table, column }] of Object.entries(EXPIRED) as [keyof Pruned, (typeof EXPIRED)[keyof Pruned]][]) {
-    let deleted: number
-    do {
-      const result = await pool.query(
-        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < now() LIMIT ${BATCH})`,
-      )
-      deleted = result.rowCount ?? 0
-      pruned[name] += deleted
-    } while (deleted === BATCH)
-  }
+  for (const [name, { table, column }] of Object.entries(EXPIRED) as [keyof Pruned, (typeof EXPIRED)[keyof Pruned]][])
+    pruned[name] = await deleteInBatches(pool, { table, key: 'ctid', where: `${column} < now()`, batch: BATCH })
   return pruned
 }
 

@@ -1,10 +1,11 @@
-// Webhook endpoints, their deliveries and attempts (migration 131; docs/events.md). Deliveries of
-// the feed's events are planned by the sequencer in its own transaction (planDeliveries), so every
-// numbered event reaches every endpoint subscribed then; a record's deliveries to an endpoint go one
-// at a time, in seq order (`waiting` until the one before ends).
+// Webhook endpoints, their deliveries and attempts (migrations 131, 153; docs/events.md).
+// Deliveries of the feed's events are planned by the sequencer in its own transaction
+// (planDeliveries), so every numbered event reaches every endpoint subscribed then; a record's
+// deliveries to an endpoint go one at a time, in seq order (`waiting` until the one before ends);
+// the finished ones go with their events (prune).
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
-import type { Queryable } from './database.ts'
+import { deleteInBatches, type Queryable } from './database.ts'
 import { message } from '../messages/message.ts'
 
 export interface EndpointRow {
@@ -64,6 +65,9 @@ export interface Queued {
   attempt: number
   due: Date
 }
+
+/** Deliveries deleted per statement by retention (their attempts with them). */
+const PRUNE_BATCH = 5000
 
 /** The key a record's events share (companyCode, resource, id); null for an event of no record. */
 const RECORD_KEY = `CASE WHEN e.data ? 'id' THEN e."companyCode" || ' ' || coalesce(e.data ->> 'resource', '') || ' ' || (e.data ->> 'id') END`
@@ -271,6 +275,25 @@ export class WebhookStore {
       [endpoint],
     )
     return rows[0]?.failingSince ?? new Date()
+  }
+
+  /**
+   * Deletes, with their attempts, the finished deliveries (delivered or failed) of the events the
+   * feed no longer keeps, and those of pings made over `days` ago; answers how many deliveries.
+   * Run after the events' own retention; a delivery still under way is never deleted.
+   */
+  async prune(days: number): Promise<number> {
+    // Every event up to the oldest kept is gone (retention deletes the oldest first); none kept: every one given.
+    const { rows } = await this.pool.query<{ gone: number }>(
+      'SELECT coalesce((SELECT min(seq) FROM event) - 1, last) AS gone FROM event_counter',
+    )
+    return deleteInBatches(this.pool, {
+      table: 'webhook_delivery',
+      key: 'id',
+      where: `state IN ('delivered', 'failed') AND (seq <= $1 OR (seq IS NULL AND "createTime" < now() - make_interval(days => $2)))`,
+      values: [rows[0].gone, days],
+      batch: PRUNE_BATCH,
+    })
   }
 
   /** Disables the endpoint (why), and ends every delivery to it still under way `failed`. */
