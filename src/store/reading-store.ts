@@ -81,7 +81,10 @@ const POINTS = `FROM monitor_point p JOIN monitor_equip e ON e.id = p."monitorEq
 /** What evaluation stored of a point, and whether it is shelved at $2. */
 const STATE_COLUMNS = `p.state, p."newestTime", coalesce(p."shelvedUntil" > $2, false) AS shelved`
 
-/** The ids drive the join, so that each finds its equipment and point by their keys (a filter on an `ANY` of them is planned as a scan of all equipment). */
+/**
+ * The ids drive the join, so that each finds its equipment and point by their keys (a filter on an
+ * `ANY` of them is planned as a scan of all equipment).
+ */
 const LOCK_POINTS =
   `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} FROM unnest($1::text[]) AS i(id) ` +
   `JOIN monitor_equip e ON e.id = i.id AND e.live JOIN monitor_point p ON p."monitorEquipId" = i.id ORDER BY p.point FOR UPDATE OF p`
@@ -183,8 +186,9 @@ export class ReadingStore {
   }
 
   /**
-   * Inserts the readings; answers whether a reading was stored (false: a duplicate). The caller orders them by point and time, so that two
-   * batches holding the same readings wait on each other in one order.
+   * Inserts the readings; answers whether a reading was stored (false: a duplicate). The caller
+   * orders them by point and time, so that two batches holding the same readings wait on each
+   * other in one order.
    */
   async insert(db: Queryable, readings: StoredReading[]): Promise<(reading: StoredReading) => boolean> {
     if (readings.length === 0) return () => false
