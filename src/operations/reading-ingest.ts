@@ -151,8 +151,7 @@ export class ReadingIngest {
       new Date(now),
     )
     const points = new Map(locked.map((point) => [point.monitorEquipId, point]))
-    const rows: (StoredReading & { index: number })[] = []
-    const seen = new Set<string>()
+    const rows: StoredReading[] = []
     let duplicates = 0
     for (const reading of checked) {
       const point = points.get(reading.monitorEquipId)
@@ -161,16 +160,18 @@ export class ReadingIngest {
         failed.push({ index: reading.index, monitorEquipId: reading.monitorEquipId, code: Code.missingReference, reason })
         continue
       }
-      const key = `${point.point}:${reading.time}`
-      if (seen.has(key)) {
-        duplicates++
-        continue
-      }
-      seen.add(key)
-      rows.push({ index: reading.index, point: point.point, time: reading.time, value: reading.value, quality: reading.quality })
+      rows.push({ point: point.point, time: reading.time, value: reading.value, quality: reading.quality })
     }
-    // By point and time: each point's readings in the order they are judged.
+    // By point and time: each point's readings in the order they are judged. The sort is stable, so
+    // of the readings of one point and instant the first one sent is kept, the others are duplicates.
     rows.sort((a, b) => a.point - b.point || a.time - b.time)
+    let kept = 0
+    for (const row of rows) {
+      const last = kept > 0 ? rows[kept - 1] : undefined
+      if (last !== undefined && last.point === row.point && last.time === row.time) duplicates++
+      else rows[kept++] = row
+    }
+    rows.length = kept
     const stored = await this.readings.insert(db, rows)
     const byPoint = new Map<number, StoredReading[]>()
     for (const row of rows) {

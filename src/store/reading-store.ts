@@ -100,7 +100,19 @@ const DUE = {
 }
 
 function lockedPoint(row: Record<string, unknown>): LockedPoint {
-  const settings = Object.fromEntries(SETTING_COLUMNS.map((column) => [column, row[column]])) as unknown as EquipmentSettings
+  // Written out rather than built from SETTING_COLUMNS: this runs for every point of every batch.
+  const settings: EquipmentSettings = {
+    oneLevelHigh: row.oneLevelHigh as string,
+    twoLevelHigh: row.twoLevelHigh as string,
+    oneLevelLow: row.oneLevelLow as string,
+    twoLevelLow: row.twoLevelLow as string,
+    rangeMin: row.rangeMin as string,
+    rangeMax: row.rangeMax as string,
+    alarmDeadband: row.alarmDeadband as string | null,
+    alarmDelaySeconds: row.alarmDelaySeconds as number | null,
+    offlineAfterSeconds: row.offlineAfterSeconds as number | null,
+    frozenAfterSeconds: row.frozenAfterSeconds as number | null,
+  }
   return {
     point: Number(row.point),
     monitorEquipId: String(row.monitorEquipId),
@@ -214,26 +226,45 @@ export class ReadingStore {
   /**
    * Writes the points' state after their readings were judged; `due` says how `offlineDue` is
    * written (see DUE). When a park receives the minutes, the earliest one each point changed is
-   * noted (migration 151). One JSON document carries them all.
+   * noted (migration 151). The states travel as one JSON array, zipped with arrays of the other
+   * columns (ROWS FROM): the database parses the document once, and no instant is formatted.
    */
   async updatePoints(db: Queryable, updates: PointUpdate[], due: keyof typeof DUE): Promise<void> {
     if (updates.length === 0) return
-    const rows = updates.map((update) => ({
-      point: update.point,
-      state: update.state,
-      due: update.offlineDue?.toISOString() ?? null,
-      time: update.newest?.time ?? null,
-      value: update.newest?.value ?? null,
-      quality: update.newest?.quality ?? null,
-      minute: this.notesMinutes && update.earliest !== undefined ? update.earliest - (update.earliest % 60) : null,
-    }))
+    const points: number[] = []
+    const states: unknown[] = []
+    const dues: (number | null)[] = []
+    const times: (number | null)[] = []
+    const values: (string | null)[] = []
+    const qualities: (number | null)[] = []
+    const minutes: (number | null)[] = []
+    for (const update of updates) {
+      points.push(update.point)
+      states.push(update.state)
+      dues.push(update.offlineDue?.getTime() ?? null)
+      times.push(update.newest?.time ?? null)
+      values.push(update.newest?.value ?? null)
+      qualities.push(update.newest?.quality ?? null)
+      minutes.push(this.notesMinutes && update.earliest !== undefined ? update.earliest - (update.earliest % 60) : null)
+    }
     await db.query(
       `UPDATE monitor_point p SET state = u.state, "offlineDue" = ${DUE[due]}, ` +
         `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
         `"newestQuality" = coalesce(u.quality, p."newestQuality"), "pushFrom" = least(p."pushFrom", u.minute) ` +
-        `FROM json_to_recordset($1::json) AS u(point int, state json, due timestamptz, time int, value text, quality smallint, minute int) ` +
+        `FROM (SELECT point, state, to_timestamp(due / 1000) AS due, time, value, quality, minute FROM ROWS FROM ` +
+        `(unnest($1::int[]), json_array_elements($2::json), unnest($3::float8[]), unnest($4::int[]), unnest($5::text[]), ` +
+        `unnest($6::smallint[]), unnest($7::int[])) AS r(point, state, due, time, value, quality, minute)) AS u ` +
         `WHERE p.point = u.point`,
-      [JSON.stringify(rows)],
+      [
+        numerals(points),
+        JSON.stringify(states),
+        numerals(dues),
+        numerals(times),
+        // Values are numerals (the document's Decimal): written out like the others.
+        numerals(values),
+        numerals(qualities),
+        numerals(minutes),
+      ],
     )
   }
 
