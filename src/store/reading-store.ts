@@ -81,13 +81,19 @@ const POINTS = `FROM monitor_point p JOIN monitor_equip e ON e.id = p."monitorEq
 /** What evaluation stored of a point, and whether it is shelved at $2. */
 const STATE_COLUMNS = `p.state, p."newestTime", coalesce(p."shelvedUntil" > $2, false) AS shelved`
 
+/** The equipment columns of POINT_COLUMNS. */
+const EQUIPMENT_COLUMNS = ['"monitorCode"', '"monitorName"', ...SETTING_COLUMNS.map((column) => `"${column}"`)].join(', ')
+
 /**
- * The ids drive the join, so that each finds its equipment and point by their keys (a filter on an
- * `ANY` of them is planned as a scan of all equipment).
+ * The ids drive the join, so that each finds its point and its equipment by their keys: joined
+ * plainly, the equipment is planned as a hash of all of it, scanned at every batch; the lateral
+ * subquery (kept apart by OFFSET 0) is looked up by id instead.
  */
 const LOCK_POINTS =
   `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} FROM unnest($1::text[]) AS i(id) ` +
-  `JOIN monitor_equip e ON e.id = i.id AND e.live JOIN monitor_point p ON p."monitorEquipId" = i.id ORDER BY p.point FOR UPDATE OF p`
+  `JOIN monitor_point p ON p."monitorEquipId" = i.id ` +
+  `CROSS JOIN LATERAL (SELECT ${EQUIPMENT_COLUMNS} FROM monitor_equip WHERE id = i.id AND live OFFSET 0) AS e ` +
+  `ORDER BY p.point FOR UPDATE OF p`
 
 /**
  * `offlineDue` as the ingest writes it: the new deadline only when it is earlier than the one
