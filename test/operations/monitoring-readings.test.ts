@@ -208,6 +208,18 @@ t.test('the alarm settings of the equipment: optional, within their ranges (1002
   t.match(read, { alarmDeadband: '0.5', alarmDelaySeconds: 3600, offlineAfterSeconds: 0, frozenAfterSeconds: 86_400 })
 })
 
+t.test('a reading of deleted equipment is refused alone (1006), though its point has readings', async (t) => {
+  await equipment('P-GONE')
+  await send([reading('P-GONE', 0, '50')])
+  t.equal((await call('/hazard/monitorEquip/delete', { id: 'P-GONE' })).body.code, 0)
+  const data = await send([reading('P-GONE', 1, '51'), reading('P-1', 100, '52')])
+  t.equal(data.accepted, 1)
+  t.same(
+    data.failed.map((failure: any) => [failure.index, failure.monitorEquipId, failure.code]),
+    [[0, 'P-GONE', 1006]],
+  )
+})
+
 t.test('a restart loses nothing: another instance on the same database judges the next reading as one would have', async (t) => {
   await equipment('P-R', { alarmDelaySeconds: 10 })
   await send([reading('P-R', 0, '85')])
