@@ -149,6 +149,20 @@ function change(state: PointState, changes: AlarmChange[], alarm: OpenAlarm, fie
   changes.push({ type: 'update', alarm: updated, changes: diff })
 }
 
+/** Settings parsed so far: every reading is judged against several, mostly shared by many points. */
+const parsedSettings = new Map<string, Decimal>()
+
+/** A setting's decimal, parsed once (decimals are never changed in place); the memory is bounded. */
+function setting(text: string): Decimal {
+  let parsed = parsedSettings.get(text)
+  if (parsed === undefined) {
+    if (parsedSettings.size >= 10_000) parsedSettings.clear()
+    parsed = parseDecimal(text)
+    parsedSettings.set(text, parsed)
+  }
+  return parsed
+}
+
 interface Thresholds {
   one: string
   two: string
@@ -170,7 +184,7 @@ const atOrBeyond = (direction: Direction, a: Decimal, b: Decimal): boolean =>
 function levelOf(value: Decimal, thresholds: Thresholds, direction: Direction, held: number, deadband: Decimal): 0 | Level {
   const reaches = (threshold: string, level: Level): boolean => {
     if (threshold === '') return false
-    const limit = parseDecimal(threshold)
+    const limit = setting(threshold)
     if (atOrBeyond(direction, value, limit)) return true
     if (held < level) return false
     const release = direction === 'high' ? subtract(limit, deadband) : add(limit, deadband)
@@ -192,7 +206,7 @@ function judgeDirection(
   direction: Direction,
 ): void {
   const thresholds = thresholdsOf(settings, direction)
-  const deadband = parseDecimal(settings.alarmDeadband === '' ? '0' : settings.alarmDeadband)
+  const deadband = setting(settings.alarmDeadband === '' ? '0' : settings.alarmDeadband)
   const open = state.open[direction]
   const threshold = (level: Level) => (level === 2 ? thresholds.two : thresholds.one)
   const extreme = (peak: string) => (atOrBeyond(direction, parseDecimal(peak), value) ? peak : reading.value)
@@ -237,14 +251,14 @@ function outside(value: Decimal, settings: PointSettings): Decimal {
   const farther = (candidate: Decimal) => {
     if (compare(candidate, distance) > 0) distance = candidate
   }
-  if (settings.rangeMin !== '') farther(subtract(parseDecimal(settings.rangeMin), value))
-  if (settings.rangeMax !== '') farther(subtract(value, parseDecimal(settings.rangeMax)))
+  if (settings.rangeMin !== '') farther(subtract(setting(settings.rangeMin), value))
+  if (settings.rangeMax !== '') farther(subtract(value, setting(settings.rangeMax)))
   return magnitude(distance)
 }
 
 function judgeRange(state: PointState, changes: AlarmChange[], settings: PointSettings, reading: Reading, value: Decimal): void {
-  const below = settings.rangeMin !== '' && compare(value, parseDecimal(settings.rangeMin)) < 0
-  const above = settings.rangeMax !== '' && compare(value, parseDecimal(settings.rangeMax)) > 0
+  const below = settings.rangeMin !== '' && compare(value, setting(settings.rangeMin)) < 0
+  const above = settings.rangeMax !== '' && compare(value, setting(settings.rangeMax)) > 0
   const open = state.open.outOfRange
   if (!below && !above) return close(state, changes, 'outOfRange', reading.time, reading.value)
   const threshold = below ? settings.rangeMin : settings.rangeMax
