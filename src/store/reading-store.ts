@@ -220,7 +220,10 @@ export class ReadingStore {
       numerals(readings.map((reading) => reading.point)),
       numerals(readings.map((reading) => (reading.quality === 1 ? 't' : 'f'))),
       numerals(readings.map((reading) => reading.value)),
-      numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null))),
+      // Mostly no reading needs its text: then no array at all, which unnest pads with nulls.
+      readings.some((reading) => numericLoses(reading.value))
+        ? numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null)))
+        : null,
       readings.length,
     ])
     const stored = rows[0].stored
