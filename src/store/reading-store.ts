@@ -3,7 +3,7 @@
 // arrays, duplicates left out by the primary key); the points' evaluation state, locked and written
 // in the ingest's transaction; and the reads of readings. Times are seconds since 2000-01-01 UTC.
 import type pg from 'pg'
-import type { Queryable } from './database.ts'
+import { prepared, type Queryable } from './database.ts'
 
 /** 2000-01-01T00:00:00Z in Unix seconds: readings count their time from it. */
 export const READING_EPOCH = 946_684_800
@@ -105,28 +105,61 @@ const DUE = {
   exact: 'u.due',
 }
 
-function lockedPoint(row: Record<string, unknown>): LockedPoint {
-  // Written out rather than built from SETTING_COLUMNS: this runs for every point of every batch.
+/** The batch's statements are prepared: each connection parses and plans them once, not at every batch. */
+const LOCK = prepared(LOCK_POINTS)
+
+/** Inserts the readings; the readings stored come back only when some were not: most batches hold no duplicate. */
+const INSERT = prepared(
+  `WITH stored AS (INSERT INTO monitor_reading (time, point, fault, value, sent) ` +
+    `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time) ` +
+    `SELECT CASE WHEN count(*) < $6 THEN coalesce(array_agg(point::text || ':' || time), '{}') END AS stored FROM stored`,
+)
+
+/**
+ * The points' state after a batch, by how `offlineDue` is written. The states come as one JSON
+ * array, zipped with arrays of the other columns (ROWS FROM): the database parses the document
+ * once, and no instant is formatted.
+ */
+const UPDATE = Object.fromEntries(
+  Object.entries(DUE).map(([key, written]) => [
+    key,
+    prepared(
+      `UPDATE monitor_point p SET state = u.state, "offlineDue" = ${written}, ` +
+        `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
+        `"newestQuality" = coalesce(u.quality, p."newestQuality"), "pushFrom" = least(p."pushFrom", u.minute) ` +
+        `FROM (SELECT point, state, to_timestamp(due / 1000) AS due, time, value, quality, minute FROM ROWS FROM ` +
+        `(unnest($1::int[]), json_array_elements($2::json), unnest($3::float8[]), unnest($4::int[]), unnest($5::text[]), ` +
+        `unnest($6::smallint[]), unnest($7::int[])) AS r(point, state, due, time, value, quality, minute)) AS u ` +
+        `WHERE p.point = u.point`,
+    ),
+  ]),
+) as Record<keyof typeof DUE, { name: string; text: string }>
+
+/**
+ * A row of POINT_COLUMNS and STATE_COLUMNS, read as an array (rowMode 'array'): the driver then
+ * makes no object keyed by column name per row, and there is a row per point of every batch.
+ */
+function lockedPoint(row: unknown[]): LockedPoint {
   const settings: EquipmentSettings = {
-    oneLevelHigh: row.oneLevelHigh as string,
-    twoLevelHigh: row.twoLevelHigh as string,
-    oneLevelLow: row.oneLevelLow as string,
-    twoLevelLow: row.twoLevelLow as string,
-    rangeMin: row.rangeMin as string,
-    rangeMax: row.rangeMax as string,
-    alarmDeadband: row.alarmDeadband as string | null,
-    alarmDelaySeconds: row.alarmDelaySeconds as number | null,
-    offlineAfterSeconds: row.offlineAfterSeconds as number | null,
-    frozenAfterSeconds: row.frozenAfterSeconds as number | null,
+    oneLevelHigh: row[4] as string,
+    twoLevelHigh: row[5] as string,
+    oneLevelLow: row[6] as string,
+    twoLevelLow: row[7] as string,
+    rangeMin: row[8] as string,
+    rangeMax: row[9] as string,
+    alarmDeadband: row[10] as string | null,
+    alarmDelaySeconds: row[11] as number | null,
+    offlineAfterSeconds: row[12] as number | null,
+    frozenAfterSeconds: row[13] as number | null,
   }
   return {
-    point: Number(row.point),
-    monitorEquipId: String(row.monitorEquipId),
-    monitorCode: String(row.monitorCode),
-    monitorName: String(row.monitorName),
-    state: row.state,
-    newestTime: row.newestTime === null ? null : Number(row.newestTime),
-    shelved: row.shelved === true,
+    point: Number(row[0]),
+    monitorEquipId: String(row[1]),
+    monitorCode: String(row[2]),
+    monitorName: String(row[3]),
+    state: row[14],
+    newestTime: row[15] === null ? null : Number(row[15]),
+    shelved: row[16] === true,
     settings,
   }
 }
@@ -191,7 +224,7 @@ export class ReadingStore {
    */
   async lockPoints(db: Queryable, equipmentIds: string[], now: Date): Promise<LockedPoint[]> {
     const ids = [...new Set(equipmentIds)]
-    const found = (await db.query(LOCK_POINTS, [ids, now])).rows.map(lockedPoint)
+    const found = (await db.query<unknown[]>({ ...LOCK, values: [ids, now], rowMode: 'array' })).rows.map(lockedPoint)
     if (found.length === ids.length) return found
     const known = new Set(found.map((point) => point.monitorEquipId))
     const missing = ids.filter((id) => !known.has(id)).sort()
@@ -200,7 +233,8 @@ export class ReadingStore {
         `WHERE id = ANY($1::text[]) AND live ORDER BY id ON CONFLICT ("monitorEquipId") DO NOTHING`,
       [missing],
     )
-    return [...found, ...(await db.query(LOCK_POINTS, [missing, now])).rows.map(lockedPoint)]
+    const made = await db.query<unknown[]>({ ...LOCK, values: [missing, now], rowMode: 'array' })
+    return [...found, ...made.rows.map(lockedPoint)]
   }
 
   /**
@@ -210,22 +244,20 @@ export class ReadingStore {
    */
   async insert(db: Queryable, readings: StoredReading[]): Promise<(reading: StoredReading) => boolean> {
     if (readings.length === 0) return () => false
-    const insert =
-      `INSERT INTO monitor_reading (time, point, fault, value, sent) ` +
-      `SELECT * FROM unnest($1::int[], $2::int[], $3::bool[], $4::numeric[], $5::text[]) ON CONFLICT DO NOTHING RETURNING point, time`
-    // The readings stored come back only when some were not: most batches hold no duplicate.
-    const answer = `SELECT CASE WHEN count(*) < $6 THEN coalesce(array_agg(point::text || ':' || time), '{}') END AS stored FROM stored`
-    const { rows } = await db.query<{ stored: string[] | null }>(`WITH stored AS (${insert}) ${answer}`, [
-      numerals(readings.map((reading) => reading.time)),
-      numerals(readings.map((reading) => reading.point)),
-      numerals(readings.map((reading) => (reading.quality === 1 ? 't' : 'f'))),
-      numerals(readings.map((reading) => reading.value)),
-      // Mostly no reading needs its text: then no array at all, which unnest pads with nulls.
-      readings.some((reading) => numericLoses(reading.value))
-        ? numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null)))
-        : null,
-      readings.length,
-    ])
+    const { rows } = await db.query<{ stored: string[] | null }>({
+      ...INSERT,
+      values: [
+        numerals(readings.map((reading) => reading.time)),
+        numerals(readings.map((reading) => reading.point)),
+        numerals(readings.map((reading) => (reading.quality === 1 ? 't' : 'f'))),
+        numerals(readings.map((reading) => reading.value)),
+        // Mostly no reading needs its text: then no array at all, which unnest pads with nulls.
+        readings.some((reading) => numericLoses(reading.value))
+          ? numerals(readings.map((reading) => (numericLoses(reading.value) ? reading.value : null)))
+          : null,
+        readings.length,
+      ],
+    })
     const stored = rows[0].stored
     if (stored === null) return () => true
     const keys = new Set(stored)
@@ -235,8 +267,7 @@ export class ReadingStore {
   /**
    * Writes the points' state after their readings were judged; `due` says how `offlineDue` is
    * written (see DUE). When a park receives the minutes, the earliest one each point changed is
-   * noted (migration 151). The states travel as one JSON array, zipped with arrays of the other
-   * columns (ROWS FROM): the database parses the document once, and no instant is formatted.
+   * noted (migration 151).
    */
   async updatePoints(db: Queryable, updates: PointUpdate[], due: keyof typeof DUE): Promise<void> {
     if (updates.length === 0) return
@@ -256,15 +287,9 @@ export class ReadingStore {
       qualities.push(update.newest?.quality ?? null)
       minutes.push(this.notesMinutes && update.earliest !== undefined ? update.earliest - (update.earliest % 60) : null)
     }
-    await db.query(
-      `UPDATE monitor_point p SET state = u.state, "offlineDue" = ${DUE[due]}, ` +
-        `"newestTime" = coalesce(u.time, p."newestTime"), "newestValue" = CASE WHEN u.time IS NULL THEN p."newestValue" ELSE u.value END, ` +
-        `"newestQuality" = coalesce(u.quality, p."newestQuality"), "pushFrom" = least(p."pushFrom", u.minute) ` +
-        `FROM (SELECT point, state, to_timestamp(due / 1000) AS due, time, value, quality, minute FROM ROWS FROM ` +
-        `(unnest($1::int[]), json_array_elements($2::json), unnest($3::float8[]), unnest($4::int[]), unnest($5::text[]), ` +
-        `unnest($6::smallint[]), unnest($7::int[])) AS r(point, state, due, time, value, quality, minute)) AS u ` +
-        `WHERE p.point = u.point`,
-      [
+    await db.query({
+      ...UPDATE[due],
+      values: [
         numerals(points),
         JSON.stringify(states),
         numerals(dues),
@@ -274,7 +299,7 @@ export class ReadingStore {
         numerals(qualities),
         numerals(minutes),
       ],
-    )
+    })
   }
 
   /**
@@ -282,10 +307,11 @@ export class ReadingStore {
    * holds): the caller judges from their state whether it has.
    */
   async lockDueOffline(db: Queryable, now: Date, limit: number): Promise<LockedPoint[]> {
-    const { rows } = await db.query(
-      `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} ${POINTS} WHERE p."offlineDue" <= $2 ORDER BY p.point LIMIT $1 FOR UPDATE OF p SKIP LOCKED`,
-      [limit, now],
-    )
+    const { rows } = await db.query<unknown[]>({
+      text: `SELECT ${POINT_COLUMNS}, ${STATE_COLUMNS} ${POINTS} WHERE p."offlineDue" <= $2 ORDER BY p.point LIMIT $1 FOR UPDATE OF p SKIP LOCKED`,
+      values: [limit, now],
+      rowMode: 'array',
+    })
     return rows.map(lockedPoint)
   }
 }
