@@ -189,12 +189,9 @@ export class SyncStore {
   }
 
   /**
-   * A push of these versions failed (the call: the park never judged them): one more attempt
-   * counted, the error kept (marked UNDELIVERED); `failed` at the limit.
-   */
-  /**
-   * A push call that did not deliver these items: attempts counted and the error kept; failed once
-   * `maxAttempts` are spent, never with `maxAttempts` null (the park refused the account, not them).
+   * A push call that did not deliver these items (the park never judged them): one more attempt
+   * counted and the error kept, marked UNDELIVERED; `failed` once `maxAttempts` are spent, never
+   * with `maxAttempts` null (the park refused the account, not them).
    */
   async recordFailure(
     resource: SyncTable,

@@ -25,6 +25,15 @@ const alarmsOf = async (id: string) =>
       orderBy: [{ field: 'startTime', direction: 'asc' }],
     })
   ).list
+/** The point's alarms once it has any (the offline sweep raises them on its own schedule). */
+const firstAlarmsOf = (id: string, timeoutMs: number) =>
+  eventually(
+    async () => {
+      const found = await alarmsOf(id)
+      return found.length > 0 ? found : undefined
+    },
+    { timeoutMs, what: `an alarm of ${id}` },
+  )
 
 await must('/hazard/monitorEquip/add', record('monitorEquip', 'A-1', { oneLevelHigh: '1.6', twoLevelHigh: '2.0' }))
 
@@ -160,13 +169,7 @@ t.test('offline is raised by the clock at its deadline and cleared by the next r
   await send('O-1', '1.0', received - 1000)
   t.same(await alarmsOf('O-1'), [], 'not before the deadline')
   offset += 11_000
-  const [alarm] = await eventually(
-    async () => {
-      const found = await alarmsOf('O-1')
-      return found.length > 0 ? found : undefined
-    },
-    { timeoutMs: 15_000, what: 'the offline alarm' },
-  )
+  const [alarm] = await firstAlarmsOf('O-1', 15_000)
   t.match(alarm, { kind: 'offline', status: 'active', startValue: null, peakValue: null, level: null, threshold: null })
   const deadline = new Date(alarm.startTime).getTime()
   t.ok(deadline >= Math.floor(received / 1000) * 1000 + 9000 && deadline <= received + 10_000, 'starts at the deadline')
@@ -190,13 +193,7 @@ t.test('offline counts from the last reading received: the deadline of an earlie
   await eventually(async () => (await due())?.getTime() >= last + 59_000, { timeoutMs: 30_000, what: 'the sweep to look at O-2' })
   t.same(await alarmsOf('O-2'), [], 'not raised at the first deadline')
   offset += 50_000
-  const [alarm] = await eventually(
-    async () => {
-      const found = await alarmsOf('O-2')
-      return found.length > 0 ? found : undefined
-    },
-    { timeoutMs: 30_000, what: 'the offline alarm' },
-  )
+  const [alarm] = await firstAlarmsOf('O-2', 30_000)
   const deadline = new Date(alarm.startTime).getTime()
   t.ok(deadline >= Math.floor(last / 1000) * 1000 + 59_000 && deadline <= last + 60_000, 'starts at the last reading’s deadline')
 })
