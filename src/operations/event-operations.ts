@@ -55,7 +55,9 @@ export class EventOperations {
   private readonly onSequenced: (() => void) | undefined
   private timer: NodeJS.Timeout | undefined
   private soon: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
+  private running: Promise<number> | undefined
+  /** The background runs under way (numbering, then the inbox's vacuum when due). */
+  private readonly ticks = new Set<Promise<void>>()
   private stopped = false
 
   constructor(options: {
@@ -112,19 +114,27 @@ export class EventOperations {
     if (this.stopped || this.soon) return
     this.soon = setTimeout(() => {
       this.soon = undefined
-      void this.sequence().catch((error: unknown) => this.log.warn({ err: error }, 'event sequencing failed'))
+      const tick = (async () => {
+        const numbered = await this.sequence()
+        // Outside `running`: a feed read never waits for the vacuum.
+        if (!this.stopped) await this.store.vacuumInbox(numbered === 0)
+      })()
+        .catch((error: unknown) => this.log.warn({ err: error }, 'event sequencing failed'))
+        .finally(() => this.ticks.delete(tick))
+      this.ticks.add(tick)
     }, 10)
   }
 
-  /** Numbers the committed events now (one run at a time in this process; instances take turns in the database). */
-  async sequence(): Promise<void> {
+  /** Numbers the committed events now (one run at a time in this process; instances take turns in the database); how many. */
+  async sequence(): Promise<number> {
     while (this.running) await this.running.catch(() => undefined)
     this.running = (async () => {
       const numbered = await this.store.sequence()
       if (numbered > 0) this.onSequenced?.()
+      return numbered
     })()
     try {
-      await this.running
+      return await this.running
     } finally {
       this.running = undefined
     }
@@ -155,6 +165,7 @@ export class EventOperations {
     clearInterval(this.timer)
     clearTimeout(this.soon)
     await this.running?.catch(() => undefined)
+    await Promise.all(this.ticks)
     await this.background.release(EVENT_PRUNE_QUEUE)
   }
 }

@@ -57,13 +57,18 @@ export async function recordEvent(db: Queryable, event: NewEvent): Promise<void>
 /** How many inbox events one sequencer transaction numbers at most. */
 const SEQUENCE_BATCH = 5000
 const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
+/** Events moved out of the inbox after which it is vacuumed, once drained. */
+const VACUUM_AFTER = 1000
 
 /**
  * Numbers, in arrival order, the committed inbox events the statement sees (at most $1), after the
- * last seq given, and moves them into `event`. Runs under the sequencer's lock only.
+ * last seq given, and moves them into `event`. Runs under the sequencer's lock only. The rows are
+ * deleted by their ctid, a plan that does not depend on the inbox's statistics: a vacuum of the
+ * drained inbox (vacuumInbox) leaves them at nearly no rows, and deleted by a join on `arrival`
+ * the next backlog outlasted the statement timeout.
  */
 const SEQUENCE_SQL =
-  `WITH moved AS (DELETE FROM event_inbox WHERE arrival IN (SELECT arrival FROM event_inbox ORDER BY arrival LIMIT $1) ` +
+  `WITH moved AS (DELETE FROM event_inbox WHERE ctid = ANY (ARRAY(SELECT ctid FROM event_inbox ORDER BY arrival LIMIT $1)) ` +
   `RETURNING arrival, type, time, "companyCode", data), ` +
   `numbered AS (SELECT (SELECT last FROM event_counter) + row_number() OVER (ORDER BY arrival) AS seq, type, time, "companyCode", data FROM moved), ` +
   `stored AS (INSERT INTO event (seq, id, type, time, "companyCode", data) ` +
@@ -78,6 +83,8 @@ export class EventStore {
   private readonly sequencerPool: pg.Pool
   /** Run in the sequencer's transaction after it numbered events (the webhooks' deliveries are planned there). */
   private readonly afterSequence: ((client: pg.PoolClient, first: number, last: number) => Promise<void>) | undefined
+  /** Events this process moved out of the inbox since it last vacuumed it. */
+  private movedSinceVacuum = 0
 
   constructor(options: {
     pool: pg.Pool
@@ -119,8 +126,25 @@ export class EventStore {
     const [{ last: before }] = (await client.query<{ last: string }>('SELECT last FROM event_counter')).rows
     const { rows } = await client.query<{ n: number }>(SEQUENCE_SQL, [SEQUENCE_BATCH])
     const numbered = rows[0].n
+    this.movedSinceVacuum += numbered
     if (numbered > 0 && this.afterSequence) await this.afterSequence(client, Number(before) + 1, Number(before) + numbered)
     return numbered
+  }
+
+  /**
+   * Vacuums the inbox once drained (`drained`: a sequencer run found nothing to number) when this
+   * process has moved enough events out of it since it last did. Each move leaves its rows dead in
+   * the inbox's pages until a vacuum, and every feed read first looks for waiting events by
+   * scanning those pages (the inbox has no B-tree, to spare the writes): a burst of writes left
+   * thousands of empty pages in every read's way until autovacuum came by, minutes later on a busy
+   * database. Answers whether it vacuumed.
+   */
+  async vacuumInbox(drained: boolean): Promise<boolean> {
+    if (!drained || this.movedSinceVacuum < VACUUM_AFTER) return false
+    this.movedSinceVacuum = 0
+    // SKIP_LOCKED: another instance vacuuming it already will do.
+    await this.sequencerPool.query('VACUUM (SKIP_LOCKED) event_inbox')
+    return true
   }
 
   /**
