@@ -55,7 +55,7 @@ export function eventParts(options: {
     store: deliveryStore,
     secrets,
     background,
-    eventBodies: async (seqs) => new Map((await store.bySeqs(seqs)).map((event) => [event.seq, { ...events.toWire(event) }])),
+    wire: (event) => events.toWire(event),
     allowPrivate: config.webhookAllowPrivate,
     log,
     clock,

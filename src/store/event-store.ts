@@ -74,7 +74,7 @@ const SEQUENCE_SQL =
 export class EventStore {
   /** The feed's reads. */
   private readonly pool: pg.Pool
-  /** The sequencer's work and the deliveries' reads (a pool of its own in the service: never a request's connection). */
+  /** The sequencer's work (a pool of its own in the service: never a request's connection). */
   private readonly sequencerPool: pg.Pool
   /** Run in the sequencer's transaction after it numbered events (the webhooks' deliveries are planned there). */
   private readonly afterSequence: ((client: pg.PoolClient, first: number, last: number) => Promise<void>) | undefined
@@ -167,15 +167,6 @@ export class EventStore {
       last: Number(row.last),
       oldest: row.oldest === null ? undefined : Number(row.oldest),
     }
-  }
-
-  /** The events at these positions that are still kept. */
-  async bySeqs(seqs: readonly number[]): Promise<StoredEvent[]> {
-    const { rows } = await this.sequencerPool.query<StoredEvent>(
-      'SELECT seq::float8 AS seq, id, type, time, "companyCode", data FROM event WHERE seq = ANY ($1::bigint[])',
-      [seqs],
-    )
-    return rows
   }
 
   /**
