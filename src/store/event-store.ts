@@ -117,7 +117,7 @@ export class EventStore {
   private async numberBatch(client: pg.PoolClient): Promise<number> {
     // A statement of its own, after the lock: its snapshot sees the previous sequencer's commit.
     const [{ last: before }] = (await client.query<{ last: string }>('SELECT last FROM event_counter')).rows
-    const { rows } = await client.query<{ n: number }>(SEQUENCE_SQL, [SEQUENCE_BATCH])
+    const { rows } = await client.query<{ n: number }>({ name: 'event-sequence', text: SEQUENCE_SQL, values: [SEQUENCE_BATCH] })
     const numbered = rows[0].n
     if (numbered > 0 && this.afterSequence) await this.afterSequence(client, Number(before) + 1, Number(before) + numbered)
     return numbered

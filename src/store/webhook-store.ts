@@ -121,7 +121,7 @@ export class WebhookStore {
 
   /** The deliveries of the events first..last (sequencer's transaction); answers those to queue now. */
   async planDeliveries(client: Queryable, first: number, last: number): Promise<Queued[]> {
-    return (await client.query<Queued>(PLAN_SQL, [first, last])).rows
+    return (await client.query<Queued>({ name: 'webhook-plan', text: PLAN_SQL, values: [first, last] })).rows
   }
 
   async add(db: Queryable, endpoint: { id: string; url: string; types: string[]; description?: string; secret: Buffer }): Promise<void> {
@@ -208,12 +208,14 @@ export class WebhookStore {
    * are done already), each with its event when the feed still keeps it: one statement.
    */
   async dueMany(items: readonly (readonly [string, number])[]): Promise<DueDelivery[]> {
-    const { rows } = await this.pool.query<DueDelivery>(
-      `SELECT d.*, e.time AS "eventTime", e."companyCode" AS "eventCompany", e.data AS "eventData" ` +
+    const { rows } = await this.pool.query<DueDelivery>({
+      name: 'webhook-due',
+      text:
+        `SELECT d.*, e.time AS "eventTime", e."companyCode" AS "eventCompany", e.data AS "eventData" ` +
         `FROM webhook_delivery AS d JOIN unnest($1::bigint[], $2::int[]) AS j(id, attempt) ON d.id = j.id ` +
         `AND d.attempts = j.attempt LEFT JOIN event AS e ON e.seq = d.seq WHERE d.state = 'pending' ORDER BY d.id`,
-      [items.map(([id]) => id), items.map(([, attempt]) => attempt)],
-    )
+      values: [items.map(([id]) => id), items.map(([, attempt]) => attempt)],
+    })
     return rows
   }
 
@@ -239,22 +241,26 @@ export class WebhookStore {
   async settle(db: Queryable, endpoint: string, attempts: readonly Attempted[], ended: readonly Ended[]): Promise<Queued[]> {
     if (attempts.length === 0 && ended.length === 0) return []
     const keys = [...new Set(ended.map(({ delivery }) => delivery.recordKey).filter((key) => key !== null))]
-    const { rows } = await db.query<Queued>(SETTLE_SQL, [
-      endpoint,
-      attempts.map(({ delivery }) => delivery.id),
-      attempts.map(({ delivery }) => delivery.eventId),
-      attempts.map(({ delivery }) => delivery.type),
-      attempts.map(({ attempt }) => attempt),
-      attempts.map(({ time }) => time),
-      attempts.map(({ status }) => status),
-      attempts.map(({ durationMs }) => durationMs),
-      attempts.map(({ outcome }) => outcome),
-      attempts.map(({ error }) => error),
-      ended.map(({ delivery }) => delivery.id),
-      ended.map(({ state }) => state),
-      ended.map(({ attempts: count }) => count),
-      keys,
-    ])
+    const { rows } = await db.query<Queued>({
+      name: 'webhook-settle',
+      text: SETTLE_SQL,
+      values: [
+        endpoint,
+        attempts.map(({ delivery }) => delivery.id),
+        attempts.map(({ delivery }) => delivery.eventId),
+        attempts.map(({ delivery }) => delivery.type),
+        attempts.map(({ attempt }) => attempt),
+        attempts.map(({ time }) => time),
+        attempts.map(({ status }) => status),
+        attempts.map(({ durationMs }) => durationMs),
+        attempts.map(({ outcome }) => outcome),
+        attempts.map(({ error }) => error),
+        ended.map(({ delivery }) => delivery.id),
+        ended.map(({ state }) => state),
+        ended.map(({ attempts: count }) => count),
+        keys,
+      ],
+    })
     return rows
   }
 
