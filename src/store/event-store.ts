@@ -57,6 +57,8 @@ export async function recordEvent(db: Queryable, event: NewEvent): Promise<void>
 /** How many inbox events one sequencer transaction numbers at most. */
 const SEQUENCE_BATCH = 5000
 const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
+/** The sequencer vacuums the inbox at most this often, after numbering events. */
+const INBOX_VACUUM_MS = 1000
 
 /**
  * Numbers, in arrival order, the committed inbox events the statement sees (at most $1), after the
@@ -78,6 +80,8 @@ export class EventStore {
   private readonly sequencerPool: pg.Pool
   /** Run in the sequencer's transaction after it numbered events (the webhooks' deliveries are planned there). */
   private readonly afterSequence: ((client: pg.PoolClient, first: number, last: number) => Promise<void>) | undefined
+  /** When this process's sequencer last vacuumed the inbox (performance.now()). */
+  private vacuumed = -Infinity
 
   constructor(options: {
     pool: pg.Pool
@@ -102,8 +106,23 @@ export class EventStore {
     for (;;) {
       const numbered = await this.sequenceBatch()
       total += numbered
-      if (numbered < SEQUENCE_BATCH) return total
+      if (numbered < SEQUENCE_BATCH) break
     }
+    if (total > 0) await this.vacuumInbox()
+    return total
+  }
+
+  /**
+   * Vacuums the inbox, at most once an INBOX_VACUUM_MS: every event passes through it, and its dead
+   * rows, left to autovacuum (minutes apart), are read again by every run of the sequencer until
+   * then. Without truncating (that would take a lock the writes' appends wait for).
+   */
+  private async vacuumInbox(): Promise<void> {
+    const now = performance.now()
+    if (now - this.vacuumed < INBOX_VACUUM_MS) return
+    this.vacuumed = now
+    // A vacuum that fails leaves the inbox to autovacuum: the events numbered stay numbered.
+    await this.sequencerPool.query('VACUUM (SKIP_LOCKED, TRUNCATE false) event_inbox').catch(() => undefined)
   }
 
   private async sequenceBatch(): Promise<number> {

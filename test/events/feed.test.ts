@@ -7,6 +7,7 @@ import { loadOpenApi } from '../../src/contract/openapi-document.ts'
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
 import { EventStore, recordEvent } from '../../src/store/event-store.ts'
 import { SyncStore } from '../../src/store/sync-store.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { pushedRecord, record } from '../helpers/fixtures.ts'
 import { startService, type TestService } from '../helpers/service.ts'
 
@@ -138,6 +139,26 @@ t.test('two instances on one database writing at once: one feed, without gaps, e
     const versions = one.filter((event) => event.data.id === `RU-C${n}`).map((event) => event.data.version)
     t.same(versions, [1, 2, 3], `RU-C${n} in its order`)
   }
+})
+
+t.test('the sequencer vacuums the inbox it numbers events out of', async (t) => {
+  const vacuums = async () =>
+    Number(
+      (await service.database.pool.query(`SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'event_inbox'`)).rows[0]
+        .vacuum_count,
+    )
+  const before = await vacuums()
+  let n = 0
+  // At most once a second: each round writes and reads (which numbers the write) until one does.
+  await eventually(
+    async () => {
+      await write('/prevent/riskUnit/add', record('riskUnit', `RU-V${++n}`))
+      await feed({ pageSize: 1 })
+      return (await vacuums()) > before
+    },
+    { what: 'a vacuum of the inbox' },
+  )
+  t.equal(Number((await service.database.pool.query('SELECT count(*) AS n FROM event_inbox')).rows[0].n), 0, 'every event numbered')
 })
 
 t.test('an after below the oldest kept minus one answers from the oldest with gap', async (t) => {
