@@ -55,7 +55,7 @@ export class EventOperations {
   private readonly onSequenced: (() => void) | undefined
   private timer: NodeJS.Timeout | undefined
   private soon: NodeJS.Timeout | undefined
-  private running: Promise<number> | undefined
+  private running: Promise<void> | undefined
   /** The background runs under way (numbering, then the inbox's vacuum when due). */
   private readonly ticks = new Set<Promise<void>>()
   private stopped = false
@@ -115,26 +115,25 @@ export class EventOperations {
     this.soon = setTimeout(() => {
       this.soon = undefined
       const tick = (async () => {
-        const numbered = await this.sequence()
+        await this.sequence()
         // Outside `running`: a feed read never waits for the vacuum.
-        if (!this.stopped) await this.store.vacuumInbox(numbered === 0)
+        if (!this.stopped) await this.store.vacuumInbox()
       })()
-        .catch((error: unknown) => this.log.warn({ err: error }, 'event sequencing failed'))
+        .catch((error: unknown) => this.log.warn({ err: error }, 'event sequencing or the inbox vacuum failed'))
         .finally(() => this.ticks.delete(tick))
       this.ticks.add(tick)
     }, 10)
   }
 
-  /** Numbers the committed events now (one run at a time in this process; instances take turns in the database); how many. */
-  async sequence(): Promise<number> {
+  /** Numbers the committed events now (one run at a time in this process; instances take turns in the database). */
+  async sequence(): Promise<void> {
     while (this.running) await this.running.catch(() => undefined)
     this.running = (async () => {
       const numbered = await this.store.sequence()
       if (numbered > 0) this.onSequenced?.()
-      return numbered
     })()
     try {
-      return await this.running
+      await this.running
     } finally {
       this.running = undefined
     }

@@ -55,7 +55,7 @@ export function eventParts(options: {
     store: deliveryStore,
     secrets,
     background,
-    eventBodies: async (seqs) => new Map((await store.bySeqs(seqs)).map((event) => [event.seq, { ...events.toWire(event) }])),
+    wire: (event) => events.toWire(event),
     allowPrivate: config.webhookAllowPrivate,
     log,
     clock,
@@ -86,10 +86,15 @@ export function eventParts(options: {
   }
 }
 
-/** The sequencer and the deliveries work on a small pool of their own: never on a request's connection. */
+/**
+ * The sequencer and the deliveries work on a small pool of their own: never on a request's
+ * connection. Without JIT: the estimates of the inbox, a queue table full of dead rows between
+ * vacuums, pass the JIT's cost threshold, and a compile costs far more than these short statements.
+ */
 function eventsPool(config: Config): pg.Pool {
   return openPool(config.databaseUrl, {
     max: 4,
+    noJit: true,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
   })

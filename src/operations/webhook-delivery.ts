@@ -1,8 +1,8 @@
 // Delivery of events to webhook endpoints (docs/events.md), by pg-boss jobs queued in the
 // transaction that made their attempts due (the sequencer's, or the end of the attempts before):
 // a job carries many deliveries of one endpoint, taken together (their rows and events read in one
-// statement each), sent over the endpoint's keep-alive connections, and settled in one transaction.
-// Each attempt is a Standard Webhooks 1.0 POST signed by the `standardwebhooks` package (with both
+// statement), sent over the endpoint's keep-alive connections, and settled in one statement.
+// Each attempt is a Standard Webhooks 1.0 POST (signed by webhook-signature.ts, with both
 // secrets during a rotation), within 15 s; then the retry schedule, `failed`, and the endpoint
 // disabled on a 410 or after 5 days of failures. An endpoint has a bounded number of attempts in
 // flight per process, fewer once they go unanswered, and an attempt unanswered for a second no
@@ -10,13 +10,14 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Job } from 'pg-boss'
-import { Webhook } from 'standardwebhooks'
 import { Pool } from 'undici'
 import type { Background } from '../store/background.ts'
 import { inTransaction, type Queryable } from '../store/database.ts'
-import type { Attempted, DeliveryRow, EndpointRow, Ended, Queued, WebhookStore } from '../store/webhook-store.ts'
+import type { StoredEvent } from '../store/event-store.ts'
+import type { Attempted, DeliveryRow, DueDelivery, EndpointRow, Ended, Queued, WebhookStore } from '../store/webhook-store.ts'
 import { guardedLookup, refusedLiteral } from './webhook-address.ts'
 import type { WebhookSecrets } from './webhook-secrets.ts'
+import { webhookSigner } from './webhook-signature.ts'
 
 export const DELIVERY_QUEUE = 'webhook-delivery'
 /** Seconds before each retry (±20 %); after the last, the delivery is failed. */
@@ -113,8 +114,8 @@ export class WebhookDelivery {
   private readonly store: WebhookStore
   private readonly secrets: WebhookSecrets
   private readonly background: Background
-  /** The bodies of the feed's events at these positions, by seq (those pruned left out). */
-  private readonly eventBodies: (seqs: number[]) => Promise<Map<number, Record<string, unknown>>>
+  /** A feed event in the wire form, as delivered. */
+  private readonly wire: (event: StoredEvent) => object
   private readonly allowPrivate: boolean
   private readonly log: FastifyBaseLogger
   private readonly clock: () => number
@@ -127,7 +128,7 @@ export class WebhookDelivery {
     store: WebhookStore
     secrets: WebhookSecrets
     background: Background
-    eventBodies: (seqs: number[]) => Promise<Map<number, Record<string, unknown>>>
+    wire: (event: StoredEvent) => object
     allowPrivate: boolean
     log: FastifyBaseLogger
     clock?: () => number
@@ -136,7 +137,7 @@ export class WebhookDelivery {
     this.store = options.store
     this.secrets = options.secrets
     this.background = options.background
-    this.eventBodies = options.eventBodies
+    this.wire = options.wire
     this.allowPrivate = options.allowPrivate
     this.log = options.log
     this.clock = options.clock ?? Date.now
@@ -210,22 +211,25 @@ export class WebhookDelivery {
     const due = await this.store.dueMany(
       jobs.flatMap(({ data }): [string, number][] => ('deliveries' in data ? data.deliveries : [[data.delivery, data.attempt]])),
     )
-    const byEndpoint = new Map<string, DeliveryRow[]>()
-    for (const delivery of due) byEndpoint.set(delivery.endpoint, [...(byEndpoint.get(delivery.endpoint) ?? []), delivery])
+    const byEndpoint = new Map<string, DueDelivery[]>()
+    for (const delivery of due) {
+      const deliveries = byEndpoint.get(delivery.endpoint)
+      if (deliveries) deliveries.push(delivery)
+      else byEndpoint.set(delivery.endpoint, [delivery])
+    }
     await Promise.all([...byEndpoint].map(([endpoint, deliveries]) => this.deliverTo(endpoint, deliveries)))
   }
 
   /** Attempts these deliveries of one endpoint, then settles those answered in one transaction. */
-  private async deliverTo(endpointId: string, deliveries: DeliveryRow[]): Promise<void> {
+  private async deliverTo(endpointId: string, deliveries: DueDelivery[]): Promise<void> {
     const began = performance.now()
     const endpoint = await this.store.get(endpointId).catch(() => undefined)
     if (!endpoint) return
-    const bodies = await this.eventBodies(deliveries.filter((delivery) => delivery.body === null).map((delivery) => Number(delivery.seq)))
     const settled: Outcome[] = []
-    const sendable: { delivery: DeliveryRow; body: Record<string, unknown> }[] = []
-    for (const delivery of deliveries) {
-      const body = delivery.body ?? bodies.get(Number(delivery.seq))
-      if (endpoint.enabled && body) sendable.push({ delivery, body })
+    const sendable: { delivery: DeliveryRow; payload: string }[] = []
+    for (const due of deliveries) {
+      const { delivery, payload } = this.payloadOf(due)
+      if (endpoint.enabled && payload !== undefined) sendable.push({ delivery, payload })
       else
         settled.push({
           delivery,
@@ -245,7 +249,7 @@ export class WebhookDelivery {
     let stopped = false
     const runner = async () => {
       while (!stopped && next < sendable.length) {
-        const { delivery, body } = sendable[next++]
+        const { delivery, payload } = sendable[next++]
         const token = performance.now() - began > JOB_BUDGET_MS ? undefined : await lane.enter()
         if (token === undefined) {
           // The endpoint is slow (or the job has run long): this one and the rest wait for a job of their own.
@@ -255,7 +259,7 @@ export class WebhookDelivery {
           next = sendable.length
           return
         }
-        const attempt = this.send(delivery, endpoint, body, sign).finally(() => lane.leave(token))
+        const attempt = this.send(delivery, endpoint, payload, sign).finally(() => lane.leave(token))
         const answer = await within(attempt, SLOW_MS)
         if (answer) settled.push(answer)
         else {
@@ -272,6 +276,15 @@ export class WebhookDelivery {
         .catch((error: unknown) => this.log.warn({ err: error, endpoint: endpoint.id }, 'webhook attempt not settled'))
   }
 
+  /** The delivery's row and the JSON it sends: its ping's body, or its event in the wire form (none once the feed no longer keeps it). */
+  private payloadOf({ eventTime, eventCompany, eventData, ...delivery }: DueDelivery): { delivery: DeliveryRow; payload?: string } {
+    if (delivery.body) return { delivery, payload: JSON.stringify(delivery.body) }
+    if (!eventData || !eventTime || eventCompany === null) return { delivery }
+    const { seq, eventId: id, type } = delivery
+    const event = { seq: Number(seq), id, type, time: eventTime, companyCode: eventCompany, data: eventData }
+    return { delivery, payload: JSON.stringify(this.wire(event)) }
+  }
+
   /** Signs a payload with the endpoint's secret (and the previous one during its grace). */
   private async signer(endpoint: EndpointRow): Promise<(id: string, at: Date, payload: string) => string> {
     const now = this.clock()
@@ -279,18 +292,17 @@ export class WebhookDelivery {
       endpoint.secret,
       ...(endpoint.previousSecret && endpoint.previousUntil && endpoint.previousUntil.getTime() > now ? [endpoint.previousSecret] : []),
     ]
-    const signers = (await Promise.all(sealed.map((secret) => this.secrets.open(secret, endpoint.id)))).map((secret) => new Webhook(secret))
-    return (id, at, payload) => signers.map((signer) => signer.sign(id, at, payload)).join(' ')
+    const signers = (await Promise.all(sealed.map((secret) => this.secrets.open(secret, endpoint.id)))).map(webhookSigner)
+    return (id, at, payload) => signers.map((sign) => sign(id, at, payload)).join(' ')
   }
 
-  /** Signs and POSTs the delivery's body; answers what came of it. */
+  /** Signs and POSTs the delivery's payload; answers what came of it. */
   private async send(
     delivery: DeliveryRow,
     endpoint: EndpointRow,
-    body: Record<string, unknown>,
+    payload: string,
     sign: (id: string, at: Date, payload: string) => string,
   ): Promise<Outcome> {
-    const payload = JSON.stringify(body)
     const now = new Date(this.clock())
     const started = performance.now()
     const answer = await this.post(endpoint, payload, {
@@ -337,8 +349,7 @@ export class WebhookDelivery {
           retries.push({ delivery, attempts: count, due: new Date(now + RETRY_SECONDS[count - 1] * 1000 * (0.8 + 0.4 * Math.random())) })
         }
       }
-      await this.store.recordAttempts(client, attempts)
-      const next = await this.store.end(client, endpoint.id, ended)
+      const next = await this.store.settle(client, endpoint.id, attempts, ended)
       if (disabled) {
         await this.store.disable(client, endpoint.id, disabled)
         return

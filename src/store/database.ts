@@ -90,6 +90,8 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number
   /** Waiting longer for a connection fails (DB_CONNECT_TIMEOUT_MS): an unreachable database answers 503 in bounded time. */
   connectTimeoutMs?: number
+  /** No JIT compilation: for a pool of short statements only, which a compile costs more than it saves. */
+  noJit?: boolean
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
@@ -118,7 +120,7 @@ export function openPool(connectionString: string, options: DatabaseOptions = {}
     // The planner's cost of a random page read as for data in memory or on SSD (PostgreSQL's
     // default, 4, is a spinning disk's). At 4 a push's settle of 500 records by key hash-joined
     // every pending row of a small table instead of probing the primary key 500 times.
-    options: '-c random_page_cost=1.1',
+    options: `-c random_page_cost=1.1${options.noJit ? ' -c jit=off' : ''}`,
     // PostgreSQL cancels a slow statement; a database that does not answer at all (hung, or the
     // network gone silent) is given up by the client a second later.
     ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1000 }),

@@ -57,8 +57,9 @@ export async function recordEvent(db: Queryable, event: NewEvent): Promise<void>
 /** How many inbox events one sequencer transaction numbers at most. */
 const SEQUENCE_BATCH = 5000
 const SEQUENCER_LOCK = 'safety-platform:event-sequencer'
-/** Events moved out of the inbox after which it is vacuumed, once drained. */
+/** The inbox is vacuumed once this many events were moved out of it, at most once an INBOX_VACUUM_MS. */
 const VACUUM_AFTER = 1000
+const INBOX_VACUUM_MS = 1000
 
 /**
  * Numbers, in arrival order, the committed inbox events the statement sees (at most $1), after the
@@ -79,21 +80,26 @@ const SEQUENCE_SQL =
 export class EventStore {
   /** The feed's reads. */
   private readonly pool: pg.Pool
-  /** The sequencer's work and the deliveries' reads (a pool of its own in the service: never a request's connection). */
+  /** The sequencer's work (a pool of its own in the service: never a request's connection). */
   private readonly sequencerPool: pg.Pool
   /** Run in the sequencer's transaction after it numbered events (the webhooks' deliveries are planned there). */
   private readonly afterSequence: ((client: pg.PoolClient, first: number, last: number) => Promise<void>) | undefined
-  /** Events this process moved out of the inbox since it last vacuumed it. */
+  /** Events this process moved out of the inbox since it last vacuumed it, and when it did (the clock's ms). */
   private movedSinceVacuum = 0
+  private vacuumedAt = -Infinity
+  private readonly clock: () => number
 
   constructor(options: {
     pool: pg.Pool
     sequencerPool?: pg.Pool
     afterSequence?: (client: pg.PoolClient, first: number, last: number) => Promise<void>
+    /** Milliseconds, monotonic: spaces the inbox's vacuums. */
+    clock?: () => number
   }) {
     this.pool = options.pool
     this.sequencerPool = options.sequencerPool ?? options.pool
     this.afterSequence = options.afterSequence
+    this.clock = options.clock ?? (() => performance.now())
   }
 
   /**
@@ -109,8 +115,9 @@ export class EventStore {
     for (;;) {
       const numbered = await this.sequenceBatch()
       total += numbered
-      if (numbered < SEQUENCE_BATCH) return total
+      if (numbered < SEQUENCE_BATCH) break
     }
+    return total
   }
 
   private async sequenceBatch(): Promise<number> {
@@ -124,7 +131,7 @@ export class EventStore {
   private async numberBatch(client: pg.PoolClient): Promise<number> {
     // A statement of its own, after the lock: its snapshot sees the previous sequencer's commit.
     const [{ last: before }] = (await client.query<{ last: string }>('SELECT last FROM event_counter')).rows
-    const { rows } = await client.query<{ n: number }>(SEQUENCE_SQL, [SEQUENCE_BATCH])
+    const { rows } = await client.query<{ n: number }>({ name: 'event-sequence', text: SEQUENCE_SQL, values: [SEQUENCE_BATCH] })
     const numbered = rows[0].n
     this.movedSinceVacuum += numbered
     if (numbered > 0 && this.afterSequence) await this.afterSequence(client, Number(before) + 1, Number(before) + numbered)
@@ -132,17 +139,20 @@ export class EventStore {
   }
 
   /**
-   * Vacuums the inbox once drained (`drained`: a sequencer run found nothing to number) when this
-   * process has moved enough events out of it since it last did. Each move leaves its rows dead in
-   * the inbox's pages until a vacuum, and every feed read first looks for waiting events by
-   * scanning those pages (the inbox has no B-tree, to spare the writes): a burst of writes left
-   * thousands of empty pages in every read's way until autovacuum came by, minutes later on a busy
-   * database. Answers whether it vacuumed.
+   * Vacuums the inbox when this process has moved VACUUM_AFTER events out of it since it last did,
+   * at most once an INBOX_VACUUM_MS. Each move leaves its rows dead in the inbox's pages until a
+   * vacuum, and every run of the sequencer (a feed read runs it first) looks for waiting events by
+   * scanning those pages (the inbox has no B-tree, to spare the writes): left to autovacuum, minutes
+   * apart on a busy database, a burst of writes put thousands of empty pages in every read's way.
+   * Answers whether it vacuumed.
    */
-  async vacuumInbox(drained: boolean): Promise<boolean> {
-    if (!drained || this.movedSinceVacuum < VACUUM_AFTER) return false
+  async vacuumInbox(): Promise<boolean> {
+    const now = this.clock()
+    if (this.movedSinceVacuum < VACUUM_AFTER || now - this.vacuumedAt < INBOX_VACUUM_MS) return false
     this.movedSinceVacuum = 0
-    // SKIP_LOCKED: another instance vacuuming it already will do.
+    this.vacuumedAt = now
+    // SKIP_LOCKED: another instance vacuuming it already will do. Its truncation of the empty pages
+    // at the end gives way within milliseconds to a write waiting to append.
     await this.sequencerPool.query('VACUUM (SKIP_LOCKED) event_inbox')
     return true
   }
@@ -191,15 +201,6 @@ export class EventStore {
       last: Number(row.last),
       oldest: row.oldest === null ? undefined : Number(row.oldest),
     }
-  }
-
-  /** The events at these positions that are still kept. */
-  async bySeqs(seqs: readonly number[]): Promise<StoredEvent[]> {
-    const { rows } = await this.sequencerPool.query<StoredEvent>(
-      'SELECT seq::float8 AS seq, id, type, time, "companyCode", data FROM event WHERE seq = ANY ($1::bigint[])',
-      [seqs],
-    )
-    return rows
   }
 
   /**

@@ -46,6 +46,13 @@ export interface AttemptRow {
   error: string | null
 }
 
+/** A delivery due, with its feed event's time, enterprise and data (null once the feed no longer keeps it, and for a ping). */
+export interface DueDelivery extends DeliveryRow {
+  eventTime: Date | null
+  eventCompany: string | null
+  eventData: Record<string, unknown> | null
+}
+
 /** An attempt made, as recorded. */
 export interface Attempted extends Omit<AttemptRow, 'eventId' | 'type'> {
   delivery: DeliveryRow
@@ -87,6 +94,24 @@ const PLAN_SQL =
   `THEN 'pending' ELSE 'waiting' END FROM ranked ORDER BY seq RETURNING id, endpoint, state, attempts, due) ` +
   `SELECT id, endpoint, attempts AS attempt, due FROM inserted WHERE state = 'pending'`
 
+/**
+ * Settles attempts to endpoint $1: records them ($2..$10, one array per column), ends the
+ * deliveries $11 (state $12 after $13 attempts), clears the endpoint's run of failures when one is
+ * delivered, and makes pending the first waiting delivery of each record of $14 (those ended are
+ * pending, not waiting: the statement's parts touch different rows).
+ */
+const SETTLE_SQL =
+  `WITH recorded AS (INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error) ` +
+  `SELECT $1::text, a.* FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[]) ` +
+  `AS a(delivery, event_id, type, attempt, time, status, duration_ms, outcome, error)), ` +
+  `ended AS (UPDATE webhook_delivery AS d SET state = e.state, attempts = e.attempts ` +
+  `FROM unnest($11::bigint[], $12::text[], $13::int[]) AS e(id, state, attempts) WHERE d.id = e.id RETURNING d.state), ` +
+  `recovered AS (UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1 AND "failingSince" IS NOT NULL ` +
+  `AND EXISTS (SELECT 1 FROM ended WHERE state = 'delivered')) ` +
+  `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE cardinality($14::text[]) > 0 AND id IN (SELECT DISTINCT ON ("recordKey") id ` +
+  `FROM webhook_delivery WHERE endpoint = $1 AND "recordKey" = ANY ($14::text[]) AND state = 'waiting' ORDER BY "recordKey", seq) ` +
+  `RETURNING id, endpoint, attempts AS attempt, due`
+
 export class WebhookStore {
   private readonly pool: pg.Pool
 
@@ -96,7 +121,7 @@ export class WebhookStore {
 
   /** The deliveries of the events first..last (sequencer's transaction); answers those to queue now. */
   async planDeliveries(client: Queryable, first: number, last: number): Promise<Queued[]> {
-    return (await client.query<Queued>(PLAN_SQL, [first, last])).rows
+    return (await client.query<Queued>({ name: 'webhook-plan', text: PLAN_SQL, values: [first, last] })).rows
   }
 
   async add(db: Queryable, endpoint: { id: string; url: string; types: string[]; description?: string; secret: Buffer }): Promise<void> {
@@ -178,13 +203,19 @@ export class WebhookStore {
     return rows[0]?.body
   }
 
-  /** Of these (delivery, attempt) pairs, the deliveries whose attempt is the one due (a stale job's are done already). */
-  async dueMany(items: readonly (readonly [string, number])[]): Promise<DeliveryRow[]> {
-    const { rows } = await this.pool.query<DeliveryRow>(
-      `SELECT d.* FROM webhook_delivery AS d JOIN unnest($1::bigint[], $2::int[]) AS j(id, attempt) ON d.id = j.id ` +
-        `AND d.attempts = j.attempt WHERE d.state = 'pending' ORDER BY d.id`,
-      [items.map(([id]) => id), items.map(([, attempt]) => attempt)],
-    )
+  /**
+   * Of these (delivery, attempt) pairs, the deliveries whose attempt is the one due (a stale job's
+   * are done already), each with its event when the feed still keeps it: one statement.
+   */
+  async dueMany(items: readonly (readonly [string, number])[]): Promise<DueDelivery[]> {
+    const { rows } = await this.pool.query<DueDelivery>({
+      name: 'webhook-due',
+      text:
+        `SELECT d.*, e.time AS "eventTime", e."companyCode" AS "eventCompany", e.data AS "eventData" ` +
+        `FROM webhook_delivery AS d JOIN unnest($1::bigint[], $2::int[]) AS j(id, attempt) ON d.id = j.id ` +
+        `AND d.attempts = j.attempt LEFT JOIN event AS e ON e.seq = d.seq WHERE d.state = 'pending' ORDER BY d.id`,
+      values: [items.map(([id]) => id), items.map(([, attempt]) => attempt)],
+    })
     return rows
   }
 
@@ -200,49 +231,36 @@ export class WebhookStore {
     return { list: rows.map(({ total: _, ...attempt }) => attempt), total }
   }
 
-  /** Attempts as the deliveries page shows them, in one statement. */
-  async recordAttempts(db: Queryable, attempts: readonly Attempted[]): Promise<void> {
-    if (attempts.length === 0) return
-    await db.query(
-      `INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error) ` +
-        `SELECT endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error FROM json_to_recordset($1::json) ` +
-        `AS a(endpoint text, delivery bigint, "eventId" uuid, type text, attempt int, time timestamptz, status int, "durationMs" int, outcome text, error text)`,
-      [
-        JSON.stringify(
-          attempts.map(({ delivery, ...attempt }) => ({
-            endpoint: delivery.endpoint,
-            delivery: delivery.id,
-            eventId: delivery.eventId,
-            type: delivery.type,
-            ...attempt,
-          })),
-        ),
-      ],
-    )
-  }
-
   /**
-   * These deliveries of one endpoint end (delivered or failed, after their count of attempts); the
-   * next waiting delivery of each of their records becomes pending (answered, to be queued). One the
-   * sequencer planned behind them meanwhile (each seeing the other's snapshot) is queued by `stranded`.
+   * One endpoint's attempts recorded (as the deliveries page shows them) and the deliveries in
+   * `ended` ended (delivered or failed, after their count of attempts), in one statement: a
+   * delivery ends its run of failures; the next waiting delivery of each of their records becomes
+   * pending (answered, to be queued). One the sequencer planned behind them meanwhile (each seeing
+   * the other's snapshot) is queued by `stranded`.
    */
-  async end(db: Queryable, endpoint: string, ended: readonly Ended[]): Promise<Queued[]> {
-    if (ended.length === 0) return []
-    await db.query(
-      `UPDATE webhook_delivery AS d SET state = e.state, attempts = e.attempts FROM json_to_recordset($1::json) ` +
-        `AS e(id bigint, state text, attempts int) WHERE d.id = e.id`,
-      [JSON.stringify(ended.map(({ delivery, state, attempts }) => ({ id: delivery.id, state, attempts })))],
-    )
-    if (ended.some(({ state }) => state === 'delivered'))
-      await db.query(`UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1 AND "failingSince" IS NOT NULL`, [endpoint])
+  async settle(db: Queryable, endpoint: string, attempts: readonly Attempted[], ended: readonly Ended[]): Promise<Queued[]> {
+    if (attempts.length === 0 && ended.length === 0) return []
     const keys = [...new Set(ended.map(({ delivery }) => delivery.recordKey).filter((key) => key !== null))]
-    if (keys.length === 0) return []
-    const { rows } = await db.query<Queued>(
-      `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE id IN (SELECT DISTINCT ON ("recordKey") id FROM webhook_delivery ` +
-        `WHERE endpoint = $1 AND "recordKey" = ANY ($2::text[]) AND state = 'waiting' ORDER BY "recordKey", seq) ` +
-        `RETURNING id, endpoint, attempts AS attempt, due`,
-      [endpoint, keys],
-    )
+    const { rows } = await db.query<Queued>({
+      name: 'webhook-settle',
+      text: SETTLE_SQL,
+      values: [
+        endpoint,
+        attempts.map(({ delivery }) => delivery.id),
+        attempts.map(({ delivery }) => delivery.eventId),
+        attempts.map(({ delivery }) => delivery.type),
+        attempts.map(({ attempt }) => attempt),
+        attempts.map(({ time }) => time),
+        attempts.map(({ status }) => status),
+        attempts.map(({ durationMs }) => durationMs),
+        attempts.map(({ outcome }) => outcome),
+        attempts.map(({ error }) => error),
+        ended.map(({ delivery }) => delivery.id),
+        ended.map(({ state }) => state),
+        ended.map(({ attempts: count }) => count),
+        keys,
+      ],
+    })
     return rows
   }
 

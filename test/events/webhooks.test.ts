@@ -2,8 +2,10 @@
 // verifier and the specification's example), retried on the schedule (driven by moving the due
 // jobs forward, never by waiting), disabled by a 410 or 5 days of failures, delivered per record in
 // order, a slow endpoint holding up no other; rotation, ping, deliveries and redelivery.
+import { randomBytes, randomUUID } from 'node:crypto'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
+import { webhookSigner } from '../../src/operations/webhook-signature.ts'
 import { record } from '../helpers/fixtures.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { startService } from '../helpers/service.ts'
@@ -28,13 +30,25 @@ async function retriesDueNow(): Promise<void> {
 const verified = (secret: string, delivery: Received) =>
   verifySignature(secret, delivery.id, delivery.timestamp, delivery.body, delivery.signatures.join(' '))
 
-t.test("the test's verifier and the signing library agree with the specification's example", async (t) => {
+t.test("the test's verifier, the service's signer and the signing library agree with the specification's example", async (t) => {
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
   const body = '{"test": 2432232314}'
   const expected = 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='
-  t.equal(new Webhook(secret).sign('msg_p5jXN8AQM9LWM0D4loKWxJek', new Date(1614265330 * 1000), body), expected)
+  const at = new Date(1614265330 * 1000)
+  t.equal(new Webhook(secret).sign('msg_p5jXN8AQM9LWM0D4loKWxJek', at, body), expected)
+  t.equal(webhookSigner(secret)('msg_p5jXN8AQM9LWM0D4loKWxJek', at, body), expected)
   t.ok(verifySignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265330', body, expected))
   t.notOk(verifySignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265331', body, expected))
+})
+
+t.test("the service's signer gives the signing library's bytes, whatever the secret, id, time and body", async (t) => {
+  for (let n = 0; n < 200; n++) {
+    const secret = `whsec_${randomBytes(1 + (n % 64)).toString('base64')}`
+    const id = randomUUID()
+    const at = new Date(Math.floor(Math.random() * 4e12))
+    const body = JSON.stringify({ n, text: randomBytes(n * 7).toString('latin1'), nested: { emoji: '\u{1F525}', zh: '监测设备' } })
+    t.equal(webhookSigner(secret)(id, at, body), new Webhook(secret).sign(id, at, body), `case ${n}`)
+  }
 })
 
 t.test('a write is delivered as its feed event, signed with the secret answered once', async (t) => {
