@@ -139,10 +139,20 @@ export async function liveRecords(url: string, token: string): Promise<Record<st
   return all
 }
 
-/** True when the enterprise has nothing pending or failed. */
+/**
+ * True of an enterprise's `/system/sync/status` data when everything is pushed: nothing pending or
+ * failed, and its zone too, which its first upkeep writes a moment after it started.
+ */
+export function everythingPushed(status: { resources: any[] }): boolean {
+  return status.resources.every(
+    (counts) => counts.pending === 0 && counts.failed === 0 && (counts.resource !== 'enterpriseZone' || counts.synced === 1),
+  )
+}
+
+/** True when the enterprise has everything pushed. */
 export async function allSynced(url: string, token: string): Promise<boolean> {
   const status = await post(`${url}/system/sync/status`, {}, token)
-  return status.code === 0 && status.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+  return status.code === 0 && everythingPushed(status.data)
 }
 
 /** No sweep from now on: its schedule gone, its queued runs removed, the one running (if any) ended. */

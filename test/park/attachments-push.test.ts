@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
 import { pushedAttachment, pushedRecord, record } from '../helpers/fixtures.ts'
-import { eventually, loginTo, post, pushAttachment, pushRecords, startParkProcess } from '../helpers/park.ts'
+import { eventually, everythingPushed, loginTo, post, pushAttachment, pushRecords, startParkProcess } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
@@ -28,7 +28,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 async function allSynced() {
   const status = await enterprise.call('/system/sync/status', {}, { token })
-  return status.body.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+  return everythingPushed(status.body.data)
 }
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')

@@ -9,6 +9,7 @@ import t from 'tap'
 import { pushedRecord, record } from '../helpers/fixtures.ts'
 import {
   eventually,
+  everythingPushed,
   loginTo,
   post,
   type PushingEnterprise,
@@ -57,7 +58,7 @@ async function holdings(databaseUrl: string, companyCode: string): Promise<Recor
 
 async function settled(enterprise: Enterprise): Promise<boolean> {
   const status = await post(`${enterprise.edition.url}/system/sync/status`, {}, enterprise.token)
-  return status.code === 0 && status.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+  return status.code === 0 && everythingPushed(status.data)
 }
 
 async function assertParkHolds(t: { same(...args: any[]): unknown }, enterprise: Enterprise, message: string): Promise<void> {

@@ -7,7 +7,7 @@ import { loadOpenApi } from '../../src/contract/openapi-document.ts'
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts'
 import { SyncStore } from '../../src/store/sync-store.ts'
 import { record } from '../helpers/fixtures.ts'
-import { eventually, liveRecords, loginTo, startParkProcess } from '../helpers/park.ts'
+import { eventually, everythingPushed, liveRecords, loginTo, startParkProcess } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const registry = new ResourceRegistry(loadOpenApi().document)
@@ -100,7 +100,7 @@ t.test('pages pushed at once: children after their parents, attachments after th
   await eventually(
     async () => {
       const status = await enterprise.call('/system/sync/status', {}, { token })
-      return status.body.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+      return everythingPushed(status.body.data)
     },
     { what: 'every record synced' },
   )

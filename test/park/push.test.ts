@@ -2,7 +2,7 @@
 // by id and version; a failing park never changes a write's answer.
 import t from 'tap'
 import { PARENT_FIELD, pushedRecord, RESOURCE_PATHS, record } from '../helpers/fixtures.ts'
-import { eventually, liveRecords, startParkProcess } from '../helpers/park.ts'
+import { eventually, everythingPushed, liveRecords, startParkProcess } from '../helpers/park.ts'
 import { ADMIN_PASSWORD, startService, type TestService } from '../helpers/service.ts'
 
 const park = await startParkProcess(t)
@@ -48,7 +48,7 @@ const pushToPark = (body: unknown) =>
 
 async function allSynced(service: TestService) {
   const status = await service.call('/system/sync/status', {}, { token })
-  return status.body.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+  return everythingPushed(status.body.data)
 }
 
 t.test('writes of every resource reach the park field for field, synced on both sides', async (t) => {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
-import { eventually, loginTo, post, sqlOn as sql, startEdition, startParkProcess } from '../helpers/park.ts'
+import { eventually, everythingPushed, loginTo, post, sqlOn as sql, startEdition, startParkProcess } from '../helpers/park.ts'
 import { parsePrometheusText } from '../helpers/prometheus-text.ts'
 
 const COMPANY = '444444444'
@@ -57,10 +57,10 @@ const SENT: { path: string; table: string; id: string; recordId: string; content
   },
 ]
 
-/** Everything pushed: no record nor attachment pending or failed on the enterprise. */
+/** Everything pushed: no record, attachment nor fact pending or failed on the enterprise. */
 async function settled(): Promise<boolean> {
   const status = await onEnterprise('/system/sync/status', {})
-  return status.code === 0 && status.data.resources.every((counts: any) => counts.pending === 0 && counts.failed === 0)
+  return status.code === 0 && everythingPushed(status.data)
 }
 
 /** Requests the park answered, by operation, from its /metrics. */
