@@ -1123,7 +1123,7 @@ export type paths = {
         put?: never;
         /**
          * List the attachments of an alarm
-         * @description The live attachments of the alarm `recordId`, without their bytes. Roles: every role but `collector`.
+         * @description The live attachments of the alarm `recordId`, without their bytes. Roles: every role but `collector`. On the park edition: the attachments the enterprises pushed with their alarms; `companyCode` names the enterprise as for `getById` (1002 naming it when several enterprises hold the id and none is named); an `enterprise` account reads its own.
          */
         post: operations["hazardMonitorAlarmAttachmentList"];
         delete?: never;
@@ -1143,7 +1143,7 @@ export type paths = {
         put?: never;
         /**
          * Get an attachment of an alarm
-         * @description One live attachment with its bytes (`content`, base64); 1004 when there is none. Roles: every role but `collector`.
+         * @description One live attachment with its bytes (`content`, base64); 1004 when there is none. Roles: every role but `collector`. On the park edition: the attachments the enterprises pushed with their alarms; `companyCode` names the enterprise as for `getById` (1002 naming it when several enterprises hold the id and none is named); an `enterprise` account reads its own.
          */
         post: operations["hazardMonitorAlarmAttachmentGet"];
         delete?: never;

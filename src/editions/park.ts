@@ -50,9 +50,9 @@ export const parkEdition: Edition = {
       grantableRoles: GRANTABLE_ROLES,
       records: PUSHED_RECORDS,
       addsHaveEntries: true,
-      handlers: ({ writes, history }) => [
+      handlers: ({ writes, history, attachments }) => [
         ...parkHandlers({ registry, park }),
-        ...parkMonitoringHandlers({ alarms: parkAlarms(shared, history), monitoring }),
+        ...parkMonitoringHandlers({ alarms: parkAlarms(shared, history), attachments, monitoring }),
         ...supervisionHandlers(supervision.operations, (operationId, run) => idempotentWrite(writes, operationId, run)),
       ],
     }

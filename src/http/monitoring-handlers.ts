@@ -6,7 +6,10 @@ import type { components } from '../../generated/openapi.ts'
 import type { SearchRequest } from '../domain/search.ts'
 import { type Envelope, success } from '../errors.ts'
 import type { MonitoringParts } from '../operations/monitoring-parts.ts'
+import type { AttachmentOperations } from '../operations/attachment-operations.ts'
+import type { ResourceDef } from '../resources/resource-registry.ts'
 import type { WriteContext } from '../store/resource-store.ts'
+import { readCompany } from './handlers.ts'
 
 type Schemas = components['schemas']
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Envelope> | Envelope
@@ -97,14 +100,27 @@ function readHandlers(parts: MonitoringParts): [string, Handler][] {
         return success(await alarms.getById(id, companyCode))
       },
     ],
+    ...alarmAttachmentReads(alarm, attachments),
+    ['hazardMonitorAlarmHistory', async (request) => success(await alarms.historyOf(bodyOf<Schemas['HistoryRequest']>(request)))],
+  ]
+}
+
+/** The reads of the alarms' attachments, on both editions: on the park, of every enterprise (an `enterprise` account its own). */
+export function alarmAttachmentReads(alarm: ResourceDef, attachments: AttachmentOperations): [string, Handler][] {
+  return [
     [
       'hazardMonitorAlarmAttachmentList',
-      async (request) => success(await attachments.list(alarm, bodyOf<Schemas['AttachmentListRequest']>(request).recordId, undefined)),
+      async (request) => {
+        const { recordId, companyCode } = bodyOf<Schemas['AttachmentListRequest']>(request)
+        return success(await attachments.list(alarm, recordId, readCompany(request, companyCode)))
+      },
     ],
     [
       'hazardMonitorAlarmAttachmentGet',
-      async (request) => success(await attachments.get(alarm, bodyOf<Schemas['AttachmentGetRequest']>(request).id, undefined)),
+      async (request) => {
+        const { id, companyCode } = bodyOf<Schemas['AttachmentGetRequest']>(request)
+        return success(await attachments.get(alarm, id, readCompany(request, companyCode)))
+      },
     ],
-    ['hazardMonitorAlarmHistory', async (request) => success(await alarms.historyOf(bodyOf<Schemas['HistoryRequest']>(request)))],
   ]
 }

@@ -1,16 +1,23 @@
 // The handlers of live monitoring on the park edition: the push of one-minute aggregates, the reads
-// of the pushed alarms (hazard/monitorAlarm) and of the pushed minutes (hazard/monitorData/aggregate
-// and latest), across the enterprises (an `enterprise` account reads its own).
+// of the pushed alarms (hazard/monitorAlarm) with their attachments, and of the pushed minutes
+// (hazard/monitorData/aggregate and latest), across the enterprises (an `enterprise` account reads
+// its own).
 import type { components } from '../../generated/openapi.ts'
 import { success } from '../errors.ts'
 import type { AlarmOperations } from '../operations/alarm-operations.ts'
+import type { AttachmentOperations } from '../operations/attachment-operations.ts'
 import type { ParkMonitoring } from '../operations/park-monitoring.ts'
 import { bodyOf, type Handler, ownCompany, pageQuery, readCompany } from './handlers.ts'
+import { alarmAttachmentReads } from './monitoring-handlers.ts'
 
 type Schemas = components['schemas']
 
-export function parkMonitoringHandlers(options: { alarms: AlarmOperations; monitoring: ParkMonitoring }): [string, Handler][] {
-  const { alarms, monitoring } = options
+export function parkMonitoringHandlers(options: {
+  alarms: AlarmOperations
+  attachments: AttachmentOperations
+  monitoring: ParkMonitoring
+}): [string, Handler][] {
+  const { alarms, attachments, monitoring } = options
   return [
     [
       'systemPushReadings',
@@ -32,6 +39,7 @@ export function parkMonitoringHandlers(options: { alarms: AlarmOperations; monit
         return success(await alarms.historyOf({ ...body, companyCode: readCompany(request, body.companyCode) }))
       },
     ],
+    ...alarmAttachmentReads(alarms.resource, attachments),
     [
       'hazardMonitorDataAggregate',
       async (request) => success(await monitoring.aggregate(bodyOf<Schemas['MonitorDataAggregateRequest']>(request), ownCompany(request))),

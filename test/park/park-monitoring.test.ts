@@ -92,6 +92,42 @@ t.test('an alarm raised on the enterprise is read on the park, its acknowledgeme
   t.match(metrics, /resource="monitorAlarm"/, '/metrics counts the alarms')
 })
 
+t.test("an alarm's photo is read on the park, its bytes as sent; an enterprise account reads its own", async (t) => {
+  const [alarm] = (
+    await onEnterprise('/hazard/monitorAlarm/search', { conditions: [{ field: 'monitorEquipId', op: 'eq', value: 'PM-1' }] })
+  ).list
+  const content = Buffer.concat([
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+    Buffer.from('a photo of the gauge'),
+    Buffer.from([0xff, 0xd9]),
+  ]).toString('base64')
+  const photo = { id: 'PM-PHOTO', recordId: alarm.id, fileName: 'gauge.jpg', contentType: 'image/jpeg', content }
+  await onEnterprise('/hazard/monitorAlarm/attachment/add', photo)
+  const listed = await eventually(
+    async () => {
+      const answer = await onPark('/hazard/monitorAlarm/attachment/list', { recordId: alarm.id, companyCode: COMPANY })
+      return answer.code === 0 && answer.data.total === 1 ? answer.data.list : undefined
+    },
+    { timeoutMs: 60_000, everyMs: 100, what: "the alarm's photo on the park" },
+  )
+  t.match(listed, [{ id: 'PM-PHOTO', recordId: alarm.id, fileName: 'gauge.jpg', companyCode: COMPANY }])
+  const got = await onPark('/hazard/monitorAlarm/attachment/get', { id: 'PM-PHOTO' })
+  t.equal(got.code, 0, got.msg)
+  t.equal(got.data.content, content, 'the bytes the enterprise sent')
+
+  const account = await onPark('/system/user/add', {
+    userName: 'ent-photo',
+    password: 'password-photo',
+    role: 'enterprise',
+    companyCode: COMPANY,
+  })
+  t.equal(account.code, 0)
+  const own = await loginTo(park.url, 'ent-photo', 'password-photo')
+  t.equal((await post(`${park.url}/hazard/monitorAlarm/attachment/list`, { recordId: alarm.id }, own)).data.total, 1, 'its own')
+  const other = await post(`${park.url}/hazard/monitorAlarm/attachment/get`, { id: 'PM-PHOTO', companyCode: OTHER }, own)
+  t.equal(other.code, 2003, 'another enterprise named')
+})
+
 /** The enterprise's and the park's aggregates of these points over [from, to), by bucket. */
 async function aggregates(ids: string[], from: number, to: number, bucket: string) {
   const body = { monitorEquipIds: ids, from: at(from), to: at(to), bucket }
