@@ -7,7 +7,7 @@
 import type pg from 'pg'
 import type { PushedMinute } from './park-monitoring-store.ts'
 import { readingMilliseconds } from './reading-store.ts'
-import { trimmed, VALUE } from './reading-queries.ts'
+import { meanSql, trimmed, VALUE } from './reading-queries.ts'
 
 /** One minute of one point as the push sends it (the document's PushedMinute). */
 export interface ChangedMinute {
@@ -61,7 +61,8 @@ export class ChangedMinutes {
 
   /**
    * The claimed minutes of the points from `from` on, in point and minute order, each with its
-   * aggregate as stored now; a point's minutes past the page's end come with the next page.
+   * aggregate as stored now (min, max and last each the earliest spelling of its number in the
+   * minute); a point's minutes past the page's end come with the next page.
    */
   async page(from: number): Promise<MinutePage> {
     const { rows } = await this.pool.query(
@@ -69,11 +70,13 @@ export class ChangedMinutes {
         `EXISTS (SELECT 1 FROM monitor_reading x WHERE x.point = c.point AND x.time >= c.taken + $3) AS beyond, a.* ` +
         `FROM (SELECT point, "pushTaken" AS taken, "monitorEquipId" FROM monitor_point ` +
         `WHERE "pushTaken" IS NOT NULL AND point >= $1 ORDER BY point LIMIT $2) AS c ` +
-        `LEFT JOIN LATERAL (SELECT r.time - r.time % 60 AS minute, count(*)::int AS count, ` +
-        `(array_agg(${VALUE} ORDER BY r.value, r.time))[1] AS min, (array_agg(${VALUE} ORDER BY r.value DESC, r.time))[1] AS max, ` +
-        `(array_agg(${VALUE} ORDER BY r.time DESC))[1] AS last, (array_agg(r.fault ORDER BY r.time DESC))[1] AS "lastFault", ` +
-        `sum(r.value)::text AS sum, round(sum(r.value) / count(*), 6)::text AS avg ` +
-        `FROM monitor_reading r WHERE r.point = c.point AND r.time >= c.taken AND r.time < c.taken + $3 GROUP BY 1) AS a ON true ` +
+        `LEFT JOIN LATERAL (SELECT r.minute, count(*)::int AS count, ` +
+        `(array_agg(r.text ORDER BY r.value, r.time))[1] AS min, (array_agg(r.text ORDER BY r.value DESC, r.time))[1] AS max, ` +
+        `(array_agg(r.text ORDER BY r.time) FILTER (WHERE r.value = r.newest))[1] AS last, ` +
+        `(array_agg(r.fault ORDER BY r.time DESC))[1] AS "lastFault", sum(r.value)::text AS sum, ${meanSql('sum(r.value)', 'count(*)')} AS avg ` +
+        `FROM (SELECT time - time % 60 AS minute, time, value, fault, ${VALUE} AS text, ` +
+        `first_value(value) OVER (PARTITION BY time - time % 60 ORDER BY time DESC) AS newest ` +
+        `FROM monitor_reading WHERE point = c.point AND time >= c.taken AND time < c.taken + $3) AS r GROUP BY 1) AS a ON true ` +
         `ORDER BY c.point, a.minute LIMIT $2`,
       [from, PAGE, WINDOW],
     )

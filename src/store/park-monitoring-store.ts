@@ -2,7 +2,7 @@
 // arrive as one-minute aggregates per point, each replacing the minute held; the park's aggregates
 // of wider buckets and its live board are read from them, its alarms are the pushed ones.
 import type { Bucket, BucketOut, LatestOut } from './reading-queries.ts'
-import { trimmed, ZonedReads } from './reading-queries.ts'
+import { meanSql, trimmed, ZonedReads } from './reading-queries.ts'
 import { pushedBy } from './park-store.ts'
 
 /** A pushed minute (the document's PushedMinute), already validated. */
@@ -94,7 +94,7 @@ export class ParkMonitoringStore extends ZonedReads {
     const { rows } = await this.pool.query(
       `SELECT m."companyCode", m."monitorEquipId", ${start} AS bucket, sum(m.count)::int AS count, ` +
         `(array_agg(m.min ORDER BY m.min::numeric, m.minute))[1] AS min, (array_agg(m.max ORDER BY m.max::numeric DESC, m.minute))[1] AS max, ` +
-        `(array_agg(m.last ORDER BY m.minute DESC))[1] AS last, round(sum(m.sum) / sum(m.count), 6)::text AS avg ` +
+        `(array_agg(m.last ORDER BY m.minute DESC))[1] AS last, ${meanSql('sum(m.sum)', 'sum(m.count)')} AS avg ` +
         `FROM park_reading_minute m JOIN unnest($1::text[], $2::text[]) AS p(company, id) ON m."companyCode" = p.company AND m."monitorEquipId" = p.id ` +
         `WHERE m.minute >= to_timestamp($3) AND m.minute < to_timestamp($4) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       [points.map((point) => point.companyCode), points.map((point) => point.monitorEquipId), from, to],

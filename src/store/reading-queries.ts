@@ -64,6 +64,20 @@ export function trimmed(decimal: string): string {
   return /^-0$/.test(text) ? '0' : text
 }
 
+/**
+ * SQL of the mean of `sum` over `count` rounded half away from zero to 6 decimals. numeric's own
+ * division keeps about 16 significant digits, so long values would round early: the mean is taken
+ * in whole millionths, rounded by the remainder.
+ */
+export function meanSql(sum: string, count: string): string {
+  const millionths = `(${sum}) * 1000000`
+  const divisor = `(${count})::numeric`
+  return (
+    `((div(${millionths}, ${divisor}) + CASE WHEN 2 * abs(mod(${millionths}, ${divisor})) >= ${divisor} ` +
+    `THEN sign(${sum}) ELSE 0 END) * 0.000001)::text`
+  )
+}
+
 /** A reading's value as sent. */
 export const VALUE = `coalesce(sent, value::text)`
 
@@ -120,22 +134,26 @@ export class ReadingQueries extends ZonedReads {
   /** Per point, the buckets holding readings of from <= time < to. */
   async aggregate(query: { monitorEquipIds: string[]; from: number; to: number; bucket: Bucket }) {
     // Per reading only what is cheap: its local bucket (the instant from its seconds, not through
-    // interval arithmetic) and plain aggregates. min, max and last are the least or greatest of
-    // [value, time] arrays (numbers compared as numbers, the earliest time among equal ones; last:
-    // the greatest [time, value]), so no bucket sorts its readings and no value is written as text
-    // but the chosen ones. The third element marks a reading whose text is kept apart (`sent`): those
-    // are read back by their key afterwards.
+    // interval arithmetic) and plain aggregates, first per bucket and number (equal numbers spelled
+    // differently are one group), then per bucket. A group keeps its earliest reading as an array
+    // [time, value, kept apart], so that min, max and last are each the earliest spelling of their
+    // number; last is the group with the newest reading. No bucket sorts its readings and no value
+    // is written as text but the chosen ones. "Kept apart" marks a reading whose text is stored
+    // apart (`sent`): those are read back by their key afterwards.
     const keptApart = `CASE WHEN r.sent IS NULL THEN 0 ELSE 1 END`
-    const chosen = (array: string, value: number, time: string, name: string) =>
-      `${array}[${value}]::text AS ${name}, CASE WHEN ${array}[3] = 1 THEN ${time} END AS "${name}Kept"`
+    const chosen = (array: string, value: number, time: string, kept: number, name: string) =>
+      `${array}[${value}]::text AS ${name}, CASE WHEN ${array}[${kept}] = 1 THEN ${time} END AS "${name}Kept"`
     const { rows } = await this.pool.query<AggregateRow>(
-      `SELECT g.id, g.point, ${this.zoned('g.bucket')} AS bucket, g.count, g.avg, ${chosen('g.low', 1, 'g.low[2]::int', 'min')}, ` +
-        `${chosen('g.high', 1, '(-g.high[2])::int', 'max')}, ${chosen('g.newest', 2, 'g.newest[1]::int', 'last')} ` +
+      `SELECT g.id, g.point, ${this.zoned('g.bucket')} AS bucket, g.count, g.avg, ${chosen('g.low', 1, 'g.low[2]::int', 3, 'min')}, ` +
+        `${chosen('g.high', 1, '(-g.high[2])::int', 3, 'max')}, ${chosen('g.newest', 3, 'g.newest[2]::int', 4, 'last')} ` +
+        `FROM (SELECT n.id, n.point, n.bucket, sum(n.count)::int AS count, ${meanSql('sum(n.sum)', 'sum(n.count)')} AS avg, ` +
+        `min(ARRAY[n.earliest[2], n.earliest[1], n.earliest[3]]) AS low, max(ARRAY[n.earliest[2], -n.earliest[1], n.earliest[3]]) AS high, ` +
+        `max(n.newest::numeric || n.earliest) AS newest ` +
         `FROM (SELECT p."monitorEquipId" AS id, p.point, ${this.localBucketStart(query.bucket, `to_timestamp(r.time + ${READING_EPOCH}::float8)`)} AS bucket, ` +
-        `count(*)::int AS count, round(sum(r.value) / count(*), 6)::text AS avg, min(ARRAY[r.value, r.time, ${keptApart}]) AS low, ` +
-        `max(ARRAY[r.value, -r.time, ${keptApart}]) AS high, max(ARRAY[r.time, r.value, ${keptApart}]) AS newest ` +
+        `count(*) AS count, sum(r.value) AS sum, max(r.time) AS newest, min(ARRAY[r.time, r.value, ${keptApart}]) AS earliest ` +
         `FROM monitor_reading r JOIN monitor_point p ON p.point = r.point ` +
-        `WHERE p."monitorEquipId" = ANY($1::text[]) AND r.time >= $2 AND r.time < $3 GROUP BY 1, 2, 3) g ORDER BY 1, 3`,
+        `WHERE p."monitorEquipId" = ANY($1::text[]) AND r.time >= $2 AND r.time < $3 GROUP BY 1, 2, 3, r.value) n ` +
+        `GROUP BY 1, 2, 3) g ORDER BY 1, 3`,
       [query.monitorEquipIds, query.from, query.to],
     )
     const kept = await this.keptTexts(rows)

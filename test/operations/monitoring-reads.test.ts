@@ -117,6 +117,31 @@ t.test('aggregate: a negative zero chosen as min, max or last is given back as s
   ])
   const data = await must('/hazard/monitorData/aggregate', { monitorEquipIds: ['R-4'], from: at(0), to: at(600), bucket: '10m' })
   const time = new Date(midnight + 8 * 3600_000).toISOString().replace('.000Z', '+08:00')
-  t.same(data.list[0].buckets, [{ time, min: '-0.0', max: '-0.0', avg: '0', last: '-0', count: 3 }])
+  t.same(data.list[0].buckets, [{ time, min: '-0.0', max: '-0.0', avg: '0', last: '-0.0', count: 3 }])
+})
+
+t.test('aggregate: last is spelled as the earliest reading of its number, as min and max are', async (t) => {
+  await must('/hazard/monitorEquip/add', record('monitorEquip', 'R-5'))
+  await send('R-5', [
+    [0, '3.00'],
+    [10, '3'],
+    [20, '3.0'],
+    [600, '1'],
+    [610, '2.0'],
+    [620, '5'],
+    [630, '2'],
+    [1200, '99999999999999999999.1'],
+    [1210, '0.2'],
+  ])
+  const data = await must('/hazard/monitorData/aggregate', { monitorEquipIds: ['R-5'], from: at(0), to: at(1800), bucket: '10m' })
+  t.same(
+    data.list[0].buckets.map(({ min, max, avg, last }: any) => ({ min, max, avg, last })),
+    [
+      { min: '3.00', max: '3.00', avg: '3', last: '3.00' },
+      { min: '1', max: '5', avg: '2.5', last: '2.0' },
+      { min: '0.2', max: '99999999999999999999.1', avg: '49999999999999999999.65', last: '0.2' },
+    ],
+    'a number between min and max too; avg exact for long values',
+  )
 })
 t.end()

@@ -159,6 +159,9 @@ t.test('the park aggregates the pushed minutes as the enterprise aggregates its 
     [130, '3'],
     [185, '-0.25'],
     [190, '7.125'],
+    [300, '4.0'],
+    [305, '5'],
+    [310, '4'],
     [700, '42'],
     [705, '41.9', 1],
   ])
