@@ -72,7 +72,7 @@ export type paths = {
         put?: never;
         /**
          * Create a user
-         * @description Admin only. Creates a user account with a role (`admin`, `operator`, `viewer`). The password is stored as a salted slow hash (scrypt or argon2) and never logged or returned. A user name already taken answers 1001.
+         * @description Admin only. Creates a user account with a role (`admin`, `operator`, `viewer`; on the enterprise edition also `collector`, a gateway's account that may only send readings; on the park edition also `enterprise`, with its `companyCode`, the account an enterprise pushes with; each refused with 1002 on the other edition). The password is stored as a salted slow hash (scrypt or argon2) and never logged or returned. A user name already taken answers 1001.
          */
         post: operations["systemUserAdd"];
         delete?: never;
@@ -274,7 +274,7 @@ export type paths = {
         put?: never;
         /**
          * Push one attachment of an enterprise to the park
-         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own: another enterprise's attachment answers 2003). One attachment (or its tombstone) as the enterprise holds it, pushed after its record: applied by (`companyCode`, `id`) only when its `version` is newer than the one held. Answered as a page of one item: `held` the version the park holds now (a pusher counts the attachment delivered only when that is the version it pushed), or `failed` with the reason (1002: a type not proven by its bytes, invalid base64, a file too large; 2003: another enterprise's attachment; like records, its record is not looked for): refused, it will not be applied by pushing it again unchanged. A body that is not a pushed attachment at all answers 400/1002 and one over the limit 413/1010, applying nothing. Pushes are not counted by the rate limit.
+         * @description Park edition (403/2003 on the enterprise edition); `admin` accounts (any enterprise) and `enterprise` accounts (their own: another enterprise's attachment answers 2003). One attachment (or its tombstone) as the enterprise holds it, pushed after its record: applied by (`companyCode`, `id`) only when its `version` is newer than the one held. Answered as a page of one item: `held` the version the park holds now (a pusher counts the attachment delivered only when that is the version it pushed), or `failed` with the reason (1002: a type not proven by its bytes, invalid base64, a file too large; 2003: another enterprise's attachment; like records, its record is not looked for): refused, it will not be applied by pushing it again unchanged. A body that is not a pushed attachment at all answers 1002 (HTTP 200) and one over the limit 413/1010, applying nothing. Pushes are not counted by the rate limit.
          */
         post: operations["systemPushAttachment"];
         delete?: never;
@@ -4002,7 +4002,7 @@ export type components = {
             } | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
-         * @description One record as the enterprise holds it: every field of the resource named by `resource` (its schema: `RiskUnit` for `riskUnit`, `MonitorEquip` for `monitorEquip`, ...: required fields required, no field outside it) plus the fields below, which the enterprise kept. Each item is validated on its own: an item that is not such a record fails alone with 1002 naming the field. A deletion travels as the record's tombstone: its fields as they were when it was deleted, `deleted: true`, and the version the deletion gave it (one more than the last write's); the park then no longer answers the record (getById 1003, absent from list and search) and counts it among the enterprise's tombstones.
+         * @description One record as the enterprise holds it: every field of the resource named by `resource` (its schema: `RiskUnit` for `riskUnit`, `MonitorEquip` for `monitorEquip`, ...: required fields required, no field outside it) plus the fields below, which the enterprise kept. Each item is validated on its own: an item that is not such a record fails alone with 1002 naming the field. A deletion travels as the record's tombstone: its fields as they were when it was deleted, `deleted: true`, and the version the deletion gave it (one more than the last write's); the park then no longer answers the record (getById 1004, absent from list and search) and counts it among the enterprise's tombstones.
          * @example {
          *       "id": "RU-001",
          *       "riskUnitName": "液氨储罐区",

@@ -2,8 +2,12 @@
 // resource's add schema in the document: every field, the server-kept ones, version and deleted.
 import type { OpenApiDocument } from './openapi-document.ts'
 
-/** A pushed record (park edition, /system/push/records): every field of the resource, the server-kept ones, version, deleted. */
-export function pushItemSchema(document: OpenApiDocument, schemaName: string): Record<string, unknown> {
+/**
+ * A pushed record (park edition, /system/push/records): every field of the resource, the server-kept
+ * ones, version, deleted. Records the service writes itself (alarms) are never deleted: `deleted`
+ * is then false, or the item is refused.
+ */
+export function pushItemSchema(document: OpenApiDocument, schemaName: string, options: { deletable: boolean }): Record<string, unknown> {
   const add = document.components.schemas[schemaName]
   const text = { type: 'string', maxLength: 128 }
   const instant = { $ref: '#/components/schemas/Instant' }
@@ -19,7 +23,7 @@ export function pushItemSchema(document: OpenApiDocument, schemaName: string): R
       createBy: text,
       updateBy: text,
       version: { type: 'integer', minimum: 1 },
-      deleted: { type: 'boolean' },
+      deleted: options.deletable ? { type: 'boolean' } : { type: 'boolean', const: false },
     },
     components: document.components,
   }

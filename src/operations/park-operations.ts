@@ -65,7 +65,10 @@ export class ParkOperations {
     this.format = options.format
     this.attachmentMaxBytes = options.attachmentMaxBytes
     this.pushItemValidators = new Map(
-      registry.pushed.map((resource) => [resource.key, compiles.validator(pushItemSchema(document, resource.schemaName))]),
+      registry.pushed.map((resource) => [
+        resource.key,
+        compiles.validator(pushItemSchema(document, resource.schemaName, { deletable: registry.all.includes(resource) })),
+      ]),
     )
   }
 

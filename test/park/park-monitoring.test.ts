@@ -288,6 +288,11 @@ t.test('enterprise/list counts active alarms (shelved left out) by kind and leve
     ],
   })
   t.equal(pushed.data.failed.length, 0, JSON.stringify(pushed.data.failed))
+  const deletion = await onPark('/system/push/records', {
+    resource: 'monitorAlarm',
+    list: [alarm('X-1', { kind: 'high', version: 2, deleted: true })],
+  })
+  t.match(deletion.data.failed, [{ id: 'X-1', index: 0, code: 1002, reason: /deleted/ }], 'an alarm is never deleted: refused alone')
   const list = (await onPark('/system/enterprise/list', {})).data.list
   const other = list.find((entry: any) => entry.companyCode === OTHER)
   t.equal(other.activeAlarms, 4)
