@@ -5173,10 +5173,10 @@ export type components = {
          */
         MonitorAlarmRecord: WithRequired<components["schemas"]["MonitorAlarm"], "id" | "monitorEquipId" | "monitorCode" | "monitorName" | "kind" | "level" | "maxLevel" | "threshold" | "startTime" | "startValue" | "peakValue" | "endTime" | "endValue" | "status" | "handling" | "acknowledgedBy" | "acknowledgedTime" | "disposal" | "shelved"> & components["schemas"]["ServerKeptFields"];
         /**
-         * @description A field of `MonitorAlarmRecord` usable in `search` conditions and `orderBy` (`disposal` and `shelved` are not).
+         * @description A field of `MonitorAlarmRecord` usable in `search` conditions and `orderBy` (`disposal` is not; `shelved` is compared with a boolean).
          * @enum {string}
          */
-        MonitorAlarmField: "id" | "monitorEquipId" | "monitorCode" | "monitorName" | "kind" | "level" | "maxLevel" | "threshold" | "startTime" | "startValue" | "peakValue" | "endTime" | "endValue" | "status" | "handling" | "acknowledgedBy" | "acknowledgedTime" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
+        MonitorAlarmField: "id" | "monitorEquipId" | "monitorCode" | "monitorName" | "kind" | "level" | "maxLevel" | "threshold" | "startTime" | "startValue" | "peakValue" | "endTime" | "endValue" | "status" | "handling" | "acknowledgedBy" | "acknowledgedTime" | "shelved" | "companyCode" | "createTime" | "updateTime" | "createBy" | "updateBy" | "sync_status" | "sync_time" | "sync_error";
         /**
          * @description Body of `/hazard/monitorAlarm/search`: `list`'s page fields plus `conditions` (combined with AND) and `orderBy`, as for the resources. Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          * @example {

@@ -161,6 +161,13 @@ t.test('shelving: until within 7 days ahead; alarms raised meanwhile are flagged
   t.equal(alarm.shelved, true)
   const [board] = (await must('/hazard/monitorData/latest', { monitorEquipIds: ['S-1'] })).list
   t.same(board.alarms, [{ id: alarm.id, kind: 'high', level: 1, shelved: true }])
+  const shelved = await must('/hazard/monitorAlarm/search', { conditions: [{ field: 'shelved', op: 'eq', value: true }] })
+  t.same(
+    shelved.list.map((found: any) => found.id),
+    [alarm.id],
+    'searched by shelved',
+  )
+  t.equal((await call('/hazard/monitorAlarm/search', { conditions: [{ field: 'shelved', op: 'eq', value: 'yes' }] })).code, 1002)
 })
 
 t.test('offline is raised by the clock at its deadline and cleared by the next reading received', async (t) => {
