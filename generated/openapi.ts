@@ -498,7 +498,7 @@ export type paths = {
         put?: never;
         /**
          * Send a ping
-         * @description Admin only. Queues a `ping` event to the endpoint, signed, with an id of its own and no `seq` (not in the feed); its attempts appear in `deliveries`. 1004 unknown id. See docs/events.md.
+         * @description Admin only. Queues a `ping` event to the endpoint, signed, with an id of its own and no `seq` (not in the feed); its attempts appear in `deliveries`. 1004 unknown id; 1002 a disabled endpoint (nothing is sent: enable it first). See docs/events.md.
          */
         post: operations["systemWebhookTest"];
         delete?: never;

@@ -90,9 +90,10 @@ export class WebhookOperations {
     return { secret }
   }
 
-  /** A `ping` to the endpoint, signed, with an id of its own and no seq (not in the feed). */
+  /** A `ping` to the endpoint, signed, with an id of its own and no seq (not in the feed); a disabled endpoint gets none. */
   async test(id: string): Promise<{ eventId: string }> {
-    await this.store.get(id)
+    const endpoint = await this.store.get(id)
+    if (!endpoint.enabled) throw new BusinessError(Code.badParameter, message('webhookDisabled', { id }))
     const eventId = randomUUID()
     const body = { id: eventId, type: 'ping', time: this.format(new Date()), companyCode: this.companyCode, data: { webhook: id } }
     await inTransaction(this.pool, async (client) => {

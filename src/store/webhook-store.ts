@@ -98,14 +98,21 @@ const PLAN_SQL =
  * Settles attempts to endpoint $1: records them ($2..$10, one array per column), ends the
  * deliveries $11 (state $12 after $13 attempts), clears the endpoint's run of failures when one is
  * delivered, and makes pending the first waiting delivery of each record of $14 (those ended are
- * pending, not waiting: the statement's parts touch different rows).
+ * pending, not waiting: the statement's parts touch different rows). An attempt is `pending` only
+ * while its delivery will be retried: the last attempt of a delivery ended `failed` without one of
+ * its own (the endpoint disabled, the event no longer kept) becomes `failed`, and so does one
+ * answered after its delivery was ended (a 410 to another attempt meanwhile).
  */
 const SETTLE_SQL =
   `WITH recorded AS (INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error) ` +
-  `SELECT $1::text, a.* FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[]) ` +
-  `AS a(delivery, event_id, type, attempt, time, status, duration_ms, outcome, error)), ` +
+  `SELECT $1::text, a.delivery, a.event_id, a.type, a.attempt, a.time, a.status, a.duration_ms, ` +
+  `CASE WHEN a.outcome = 'pending' AND d.state = 'failed' THEN 'failed' ELSE a.outcome END, a.error ` +
+  `FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[]) ` +
+  `AS a(delivery, event_id, type, attempt, time, status, duration_ms, outcome, error) LEFT JOIN webhook_delivery AS d ON d.id = a.delivery), ` +
   `ended AS (UPDATE webhook_delivery AS d SET state = e.state, attempts = e.attempts ` +
-  `FROM unnest($11::bigint[], $12::text[], $13::int[]) AS e(id, state, attempts) WHERE d.id = e.id RETURNING d.state), ` +
+  `FROM unnest($11::bigint[], $12::text[], $13::int[]) AS e(id, state, attempts) WHERE d.id = e.id RETURNING d.id, d.state, d.attempts), ` +
+  `cut AS (UPDATE webhook_attempt AS a SET outcome = 'failed' FROM ended ` +
+  `WHERE ended.state = 'failed' AND a.delivery = ended.id AND a.attempt = ended.attempts AND a.outcome = 'pending'), ` +
   `recovered AS (UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1 AND "failingSince" IS NOT NULL ` +
   `AND EXISTS (SELECT 1 FROM ended WHERE state = 'delivered')) ` +
   `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE cardinality($14::text[]) > 0 AND id IN (SELECT DISTINCT ON ("recordKey") id ` +
@@ -314,12 +321,20 @@ export class WebhookStore {
     })
   }
 
-  /** Disables the endpoint (why), and ends every delivery to it still under way `failed`. */
+  /**
+   * Disables the endpoint (why), and ends every delivery to it still under way `failed`: the last
+   * attempt of each, `pending` while it was to be retried, is `failed` now that it will not be.
+   */
   async disable(db: Queryable, endpoint: string, reason: string): Promise<void> {
     await db.query(`UPDATE webhook_endpoint SET enabled = false, "disabledReason" = $2, "updateTime" = now() WHERE id = $1`, [
       endpoint,
       reason,
     ])
-    await db.query(`UPDATE webhook_delivery SET state = 'failed' WHERE endpoint = $1 AND state IN ('waiting', 'pending')`, [endpoint])
+    await db.query(
+      `WITH ended AS (UPDATE webhook_delivery SET state = 'failed' WHERE endpoint = $1 AND state IN ('waiting', 'pending') ` +
+        `RETURNING id, attempts) UPDATE webhook_attempt AS a SET outcome = 'failed' FROM ended ` +
+        `WHERE a.delivery = ended.id AND a.attempt = ended.attempts AND a.outcome = 'pending'`,
+      [endpoint],
+    )
   }
 }

@@ -9,7 +9,7 @@ import { webhookSigner } from '../../src/operations/webhook-signature.ts'
 import { record } from '../helpers/fixtures.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { startService } from '../helpers/service.ts'
-import { type Received, startReceiver, verifySignature } from '../helpers/webhook-receiver.ts'
+import { type Received, type Reply, startReceiver, verifySignature } from '../helpers/webhook-receiver.ts'
 
 const service = await startService(t, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', SYNC_SUPERVISE_SECONDS: '1' } })
 const token = await service.login()
@@ -163,6 +163,65 @@ t.test('a 410 disables the endpoint at once; events meanwhile are not delivered;
     'the event written while disabled went to the feed only',
   )
   await ok('/system/webhook/delete', { id: 'gone' })
+})
+
+t.test('a 410 ends the deliveries being retried failed: their last attempts say so, even one answered after', async (t) => {
+  const receiver = await startReceiver(t)
+  await ok('/system/webhook/add', { id: 'h5', url: receiver.url, types: ['record.added'] })
+  const answers: Record<string, Reply> = { 'RU-H1': 500, 'RU-H2': 'hang', 'RU-H3': 410 }
+  receiver.answer = (delivery) => answers[delivery.event.data.id]
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-H1'))
+  await eventually(async () => (await ok('/system/webhook/deliveries', { id: 'h5' })).total === 1, { what: 'the first attempt' })
+  // Its retry (queued with the attempt) is not due before the 410 ends it.
+  await pool.query(`UPDATE pgboss.job SET start_after = now() + interval '1 hour' WHERE name = 'webhook-delivery' AND state = 'created'`)
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-H2'))
+  await eventually(() => receiver.received.some((delivery) => delivery.event.data.id === 'RU-H2'), { what: 'an attempt in flight' })
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-H3'))
+  await eventually(async () => (await ok('/system/webhook/list', {})).list[0].enabled === false, { what: 'the 410' })
+  // The attempt in flight ends now, its delivery already failed.
+  await receiver.close()
+  const page = await eventually(
+    async () => {
+      const attempts = await ok('/system/webhook/deliveries', { id: 'h5' })
+      return attempts.total === 3 && attempts
+    },
+    { what: 'the attempt in flight recorded' },
+  )
+  const { rows } = await pool.query(`SELECT state FROM webhook_delivery WHERE endpoint = 'h5'`)
+  t.same(
+    rows.map((row) => row.state),
+    ['failed', 'failed', 'failed'],
+  )
+  const idOf = (eventId: string) => receiver.received.find((delivery) => delivery.id === eventId)?.event.data.id
+  t.same(page.list.map((attempt: any) => [idOf(attempt.eventId), attempt.status, attempt.outcome]).sort(), [
+    ['RU-H1', 500, 'failed'],
+    ['RU-H2', null, 'failed'],
+    ['RU-H3', 410, 'failed'],
+  ])
+  await ok('/system/webhook/delete', { id: 'h5' })
+})
+
+t.test('an endpoint disabled by an admin: the retry cut off ends failed, and a ping is refused', async (t) => {
+  const receiver = await startReceiver(t)
+  await ok('/system/webhook/add', { id: 'h6', url: receiver.url, types: ['record.added'] })
+  receiver.answer = () => 500
+  await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-H4'))
+  await eventually(async () => (await ok('/system/webhook/deliveries', { id: 'h6' })).total === 1, { what: 'the first attempt' })
+  t.match((await ok('/system/webhook/deliveries', { id: 'h6' })).list[0], { status: 500, outcome: 'pending' })
+  await ok('/system/webhook/update', { id: 'h6', enabled: false })
+  await retriesDueNow()
+  await eventually(async () => (await pool.query(`SELECT state FROM webhook_delivery WHERE endpoint = 'h6'`)).rows[0].state === 'failed', {
+    what: 'the retry to find the endpoint disabled',
+  })
+  const page = await ok('/system/webhook/deliveries', { id: 'h6' })
+  t.equal(page.total, 1, 'no attempt is made')
+  t.match(page.list[0], { attempt: 1, status: 500, outcome: 'failed' })
+  const refused = (await service.call('/system/webhook/test', { id: 'h6' }, { token })).body
+  t.match(refused, { code: 1002, msg: 'webhook h6 is disabled: enable it first' })
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE endpoint = 'h6' AND type = 'ping'`)
+  t.equal(rows[0].n, 0, 'no ping is queued')
+  t.equal(receiver.received.length, 1)
+  await ok('/system/webhook/delete', { id: 'h6' })
 })
 
 t.test('an endpoint whose every attempt failed for 5 days is disabled', async (t) => {
