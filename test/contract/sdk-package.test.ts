@@ -188,6 +188,15 @@ export async function wrongUses() {
   await safety.POST('/prevent/riskUnit/nowhere', { body: {} })
   // @ts-expect-error: getById takes an id
   await safety.POST('/prevent/riskUnit/getById', { body: { name: 'x' } })
+  // @ts-expect-error: riskUnitName is text
+  await safety.POST('/prevent/riskUnit/add', { body: { id: 'RU-1', riskUnitName: 1 } })
+  // @ts-expect-error: riskLevel is one of '1' to '4'
+  await safety.POST('/prevent/riskUnit/add', { body: { id: 'RU-1', riskUnitName: 'x', riskLevel: '9' } })
+  const read = await safety.POST('/prevent/riskUnit/getById', { body: { id: 'RU-1' } })
+  // @ts-expect-error: the answer has no such field
+  read.data?.data?.nowhere
+  // Not a type error, as sdk/README.md says: the service answers it with 1002.
+  await safety.POST('/prevent/riskUnit/add', { body: { id: 'RU-1', riskUnitName: 'x', extra: 1 } })
 }
 `
   writeFileSync(path.join(project, 'consumer.mts'), consumer)
