@@ -7988,7 +7988,7 @@ export type components = {
          * @description Means nothing on either edition; kept so that a client of an earlier version still sends a valid request. How attachments reach the park edition: every attachment write (add, delete) leaves the attachment `pending` in the same transaction; the enterprise edition pushes it after its record (live records, then live attachments, then deleted attachments, then deleted records), one `/system/push/attachment` call per attachment (a tombstone carries `content` ""). Pending attachments are read in pages of at most `SYNC_BATCH_SIZE` attachments and `SYNC_BATCH_BYTES` bytes (default 16 MiB; one attachment at least), so a large file neither holds up the records nor fills the memory. The enterprise marks the attachment `synced` only when the park holds the version it pushed, `failed` otherwise with the reason in `sync_error` (`the park holds version 50, not the pushed version 2`); a push the park refuses with a business code, whatever the HTTP status (2003 for another enterprise's attachment, 1002), ends `failed` with `park refused with <code>: <msg>` and is re-queued by the sweep at most `SYNC_FAILED_REQUEUE_ROUNDS` times, like a record; a push that got no answer of the park's (unreachable, a timeout, HTTP 5xx, 429, a login refused) is retried with backoff and its `sync_error` begins `not delivered: `. The attachment ends `synced` or `failed` like a record, with the same retries, and is counted in `/system/sync/status` and `/metrics` as `<resource>/attachment` (e.g. `riskUnit/attachment`). `attachment/add` attaches a new file (refused on the park edition, 403/2003, with or without this header), and the push-only fields of its body answer 1002.
          */
         AttachmentSyncPush: "1";
-        /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+        /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
         AcceptLanguage: string;
     };
     requestBodies: never;
@@ -8009,7 +8009,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8043,7 +8043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8078,7 +8078,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8113,7 +8113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8149,7 +8149,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8185,7 +8185,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8221,7 +8221,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8257,7 +8257,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8293,7 +8293,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8329,7 +8329,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8365,7 +8365,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8401,7 +8401,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -8902,7 +8902,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8940,7 +8940,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8978,7 +8978,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9016,7 +9016,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -9052,7 +9052,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -9088,7 +9088,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -9124,7 +9124,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9167,7 +9167,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -9203,7 +9203,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9246,7 +9246,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -9282,7 +9282,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -9318,7 +9318,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9852,7 +9852,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9890,7 +9890,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9928,7 +9928,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9966,7 +9966,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10002,7 +10002,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10038,7 +10038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10074,7 +10074,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10117,7 +10117,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10153,7 +10153,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10196,7 +10196,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10232,7 +10232,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10268,7 +10268,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10306,7 +10306,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10344,7 +10344,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10382,7 +10382,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10420,7 +10420,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10456,7 +10456,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10492,7 +10492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10528,7 +10528,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10571,7 +10571,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10607,7 +10607,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10650,7 +10650,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10686,7 +10686,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10722,7 +10722,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10760,7 +10760,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10798,7 +10798,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10836,7 +10836,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10874,7 +10874,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10910,7 +10910,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10946,7 +10946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -10982,7 +10982,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11025,7 +11025,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11061,7 +11061,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11104,7 +11104,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11140,7 +11140,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11176,7 +11176,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11214,7 +11214,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11252,7 +11252,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11290,7 +11290,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11359,7 +11359,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11395,7 +11395,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11431,7 +11431,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11467,7 +11467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11510,7 +11510,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11546,7 +11546,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11589,7 +11589,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11625,7 +11625,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11661,7 +11661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11699,7 +11699,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11737,7 +11737,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11775,7 +11775,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11813,7 +11813,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11849,7 +11849,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11885,7 +11885,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -11921,7 +11921,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11964,7 +11964,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12000,7 +12000,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12043,7 +12043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12079,7 +12079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12115,7 +12115,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12153,7 +12153,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12191,7 +12191,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12229,7 +12229,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12267,7 +12267,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12303,7 +12303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12339,7 +12339,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12375,7 +12375,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12418,7 +12418,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12454,7 +12454,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12497,7 +12497,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12533,7 +12533,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12569,7 +12569,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12607,7 +12607,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12645,7 +12645,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12683,7 +12683,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12721,7 +12721,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12757,7 +12757,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12793,7 +12793,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12829,7 +12829,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12872,7 +12872,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12908,7 +12908,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12951,7 +12951,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -12987,7 +12987,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13023,7 +13023,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13061,7 +13061,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13099,7 +13099,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13137,7 +13137,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13175,7 +13175,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13211,7 +13211,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13247,7 +13247,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13283,7 +13283,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13326,7 +13326,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13362,7 +13362,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13405,7 +13405,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13441,7 +13441,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
@@ -13477,7 +13477,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first), English otherwise (no header, `*`, other languages only, or a malformed header). Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
+                /** @description The language of `msg` (see *Language of `msg`*): Chinese (simplified) when a `zh` range (`zh`, `zh-CN`, `zh-TW`, `zh-Hans`…) ranks above every `en` range by quality value (of equal ranks, the one listed first; a `zh` range with no `en` range at all is Chinese), English otherwise (no header, no `zh` range, or a malformed header). Other ranges, `*` included, play no part. Only `msg` changes: `code`, `data` and `success` are the same in every language. The answer names the language chosen in `Content-Language`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
                 /** @description Optional key (1..128 characters) making a write safe to retry. A repeat with the same key and the same body replays the first response without writing again; the same key with a different body (or on a different operation) answers code 1007 and writes nothing. Keys are scoped per user, by the user's identifier that is never reused (a user deleted and added again under the same name has keys of its own), and expire after 24 h. Only the answers of writes that were carried out are remembered: successes and the business failures of their rules (1001, 1003, 1006, 1011, 1012, and 1002 of a cross-field rule). A request refused before it is carried out is not, and its retry under the same key is processed anew (as with a new key): HTTP 400/1000, 401, 403, 413 and 429, and 1002 for a body that does not fit the operation's schema, which is checked first (in the order of checks, authentication, permission, parsing and schema come before the key and the business rules). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -1,8 +1,8 @@
 // The language of a request's `msg`, chosen once from its Accept-Language: Chinese (simplified)
 // when a `zh` range (any region or script: zh, zh-CN, zh-TW, zh-Hans…) ranks above every `en`
-// range, English otherwise. Ranks are HTTP's quality values; of equal ranks, the range listed first
-// wins. `*` stands for English unless English is named. A range or weight that breaks HTTP's
-// grammar is ignored, as if not sent. negotiator ranks the ranges; the rule above is applied to
+// range, English otherwise: a `zh` range with no `en` range at all is Chinese. Ranks are HTTP's
+// quality values; of equal ranks, the range listed first wins. Other ranges, `*` among them, play
+// no part. A range or weight that breaks HTTP's grammar is ignored, as if not sent. negotiator ranks the ranges; the rule above is applied to
 // its ranking. Every answer says the language chosen (Content-Language) and that it depends on the
 // header (Vary).
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -23,14 +23,9 @@ export function negotiateLanguage(header: string | string[] | undefined): Langua
   if (elements.length === 0) return 'en'
   const negotiator = new Negotiator({ headers: { 'accept-language': elements.join(',') } })
   // Best first, ties in the order sent; ranges of weight 0 left out.
-  const ranked = negotiator.languages()
-  const englishNamed = ranked.some((range) => primary(range) === 'en')
-  for (const range of ranked) {
+  for (const range of negotiator.languages()) {
     if (primary(range) === 'zh') return 'zh'
     if (primary(range) === 'en') return 'en'
-    // `*` ranks English at its weight, unless English is named (then its own weight counts), even
-    // refused: negotiator then finds no acceptable English.
-    if (range === '*' && !englishNamed && negotiator.languages(['en']).length > 0) return 'en'
   }
   return 'en'
 }

@@ -1,4 +1,5 @@
-// The SDK as an installable package (sdk/): `npm run sdk:pack` builds and packs it; a plain Node
+// The SDK as an installable package (sdk/): a plain `npm pack` in sdk/ builds it first (its
+// `prepack`), so the package never ships without its code; `npm run sdk:pack` packs it; a plain Node
 // project outside the repository installs the tarball and runs sdk/README.md's ES module and CommonJS
 // examples, word for word, against the real service, each printing what its `// prints:` comments
 // say; a bundler bundles the ES module example into a file that runs on its own; a TypeScript
@@ -14,7 +15,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { build } from 'rolldown'
 import t from 'tap'
-import { packSdk, readSdkManifest, SDK_DIR } from '../../scripts/sdk/pack.ts'
+import { readSdkManifest, SDK_DIR } from '../../scripts/sdk/build.ts'
+import { packSdk } from '../../scripts/sdk/pack.ts'
 import { ADMIN_PASSWORD, startService } from '../helpers/service.ts'
 
 const run = promisify(execFile)
@@ -65,6 +67,18 @@ const npm = (args: string[], cwd: string) => run('npm', args, { cwd, encoding: '
 const project = mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'))
 t.teardown(() => rmSync(project, { recursive: true, force: true }))
 const readme = readFileSync(path.join(SDK_DIR, 'README.md'), 'utf8')
+
+t.test('a plain npm pack in sdk/ builds the package first: from a clean sdk/ it packs the compiled code', async (t) => {
+  rmSync(path.join(SDK_DIR, 'dist'), { recursive: true, force: true })
+  const { stdout } = await npm(['pack', '--dry-run', '--json'], SDK_DIR)
+  const [packed] = JSON.parse(stdout) as [{ files: { path: string }[] }]
+  const files = packed.files.map((file) => file.path).sort()
+  t.same(
+    files,
+    ['README.md', 'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.mts', 'dist/index.mjs', 'package.json'],
+    'the compiled files are packed',
+  )
+})
 
 t.test('npm run sdk:pack makes a tarball that a plain Node project installs offline', async (t) => {
   const tarball = packSdk()
@@ -174,6 +188,15 @@ export async function wrongUses() {
   await safety.POST('/prevent/riskUnit/nowhere', { body: {} })
   // @ts-expect-error: getById takes an id
   await safety.POST('/prevent/riskUnit/getById', { body: { name: 'x' } })
+  // @ts-expect-error: riskUnitName is text
+  await safety.POST('/prevent/riskUnit/add', { body: { id: 'RU-1', riskUnitName: 1 } })
+  // @ts-expect-error: riskLevel is one of '1' to '4'
+  await safety.POST('/prevent/riskUnit/add', { body: { id: 'RU-1', riskUnitName: 'x', riskLevel: '9' } })
+  const read = await safety.POST('/prevent/riskUnit/getById', { body: { id: 'RU-1' } })
+  // @ts-expect-error: the answer has no such field
+  read.data?.data?.nowhere
+  // Not a type error, as sdk/README.md says: the service answers it with 1002.
+  await safety.POST('/prevent/riskUnit/add', { body: { id: 'RU-1', riskUnitName: 'x', extra: 1 } })
 }
 `
   writeFileSync(path.join(project, 'consumer.mts'), consumer)

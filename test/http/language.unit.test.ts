@@ -1,5 +1,6 @@
 // Unit tier: the language of `msg` chosen from Accept-Language. Chinese when a `zh` range ranks
-// above every `en` range (quality values; of equal ranks the first listed); English otherwise.
+// above every `en` range (quality values; of equal ranks the first listed), so also when no `en`
+// range is sent; English otherwise. Other ranges, `*` among them, do not count.
 import t, { type Test } from 'tap'
 import { negotiateLanguage } from '../../src/http/language.ts'
 
@@ -32,9 +33,9 @@ t.test('equal ranks: the range listed first', async (t) => {
   cases(t, 'zh', ['zh, en', 'zh-CN, en-US', 'zh;q=0.5, en;q=0.50'])
 })
 
-t.test('`*` stands for English unless English is named', async (t) => {
-  cases(t, 'en', ['*', '*, zh', '*;q=0.9, zh;q=0.5', 'zh;q=0.5, *'])
-  cases(t, 'zh', ['zh, *', '*, en;q=0.1, zh;q=0.5', '*, en;q=0, zh;q=0.5', '*;q=0.1, zh;q=0.5'])
+t.test('`*` plays no part: only the zh and en ranges count', async (t) => {
+  cases(t, 'en', ['*', '*;q=0.5', '*, en', '*, en;q=0.1, zh;q=0.05', '*, zh;q=0', 'en, *, zh'])
+  cases(t, 'zh', ['*, zh', '*;q=0.9, zh;q=0.5', 'zh;q=0.5, *', 'zh, *', '*;q=0, zh', '*, en;q=0.1, zh;q=0.5', '*, en;q=0, zh;q=0.5'])
 })
 
 t.test('malformed ranges and weights are ignored, as if not sent', async (t) => {

@@ -202,7 +202,7 @@ t.test('success answers carry Content-Language too; no header, or only other lan
     )
     t.same([reply.headers.get('content-language'), reply.body.msg], ['en', 'record not found: RU-X'], `Accept-Language: ${header}`)
   }
-  for (const header of ['zh-CN,zh;q=0.9,en;q=0.8', 'zh-TW', 'zh-Hans', 'en;q=0.5, zh']) {
+  for (const header of ['zh-CN,zh;q=0.9,en;q=0.8', 'zh-TW', 'zh-Hans', 'en;q=0.5, zh', '*, zh']) {
     const reply = await service.call('/prevent/riskUnit/getById', { id: 'RU-X' }, { token, headers: { 'accept-language': header } })
     t.same([reply.headers.get('content-language'), reply.body.msg], ['zh-CN', '记录不存在：RU-X'], `Accept-Language: ${header}`)
   }
