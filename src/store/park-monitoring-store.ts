@@ -2,8 +2,9 @@
 // arrive as one-minute aggregates per point, each replacing the minute held; the park's aggregates
 // of wider buckets and its live board are read from them, its alarms are the pushed ones.
 import type { Bucket, BucketOut, LatestOut } from './reading-queries.ts'
-import { meanSql, trimmed, ZonedReads } from './reading-queries.ts'
+import { BUCKET_INTERVALS, meanSql, trimmed, ZonedReads } from './reading-queries.ts'
 import { pushedBy } from './park-store.ts'
+import { literal } from './sql-text.ts'
 
 /** A pushed minute (the document's PushedMinute), already validated. */
 export interface PushedMinute {
@@ -88,9 +89,14 @@ export class ParkMonitoringStore extends ZonedReads {
     return new Map(rows.map((row) => [row.id, row.companies]))
   }
 
-  /** Per point, the buckets of from <= minute < to (Unix seconds, whole minutes) holding pushed minutes. */
+  /**
+   * Per point, the buckets of from <= minute < to (Unix seconds, whole minutes) holding pushed
+   * minutes, aligned to the zone its enterprise pushed (the configured one until it pushed one).
+   */
   async aggregate(points: HeldPoint[], from: number, to: number, bucket: Bucket): Promise<Map<string, BucketOut[]>> {
-    const start = this.bucketStart(bucket, 'm.minute')
+    const zone = `coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = m."companyCode"), ${literal(this.timeZone)})`
+    const local = `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, zone_local(${zone}, m.minute), timestamp '2000-01-01')`
+    const start = `zone_instant(${zone}, ${local})`
     const { rows } = await this.pool.query(
       `SELECT m."companyCode", m."monitorEquipId", ${start} AS bucket, sum(m.count)::int AS count, ` +
         `(array_agg(m.min ORDER BY m.min::numeric, m.minute))[1] AS min, (array_agg(m.max ORDER BY m.max::numeric DESC, m.minute))[1] AS max, ` +

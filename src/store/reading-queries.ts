@@ -9,7 +9,7 @@ import { message } from '../messages/message.ts'
 
 export type Bucket = '1m' | '10m' | '1h' | '1d'
 
-const BUCKET_INTERVALS: Record<Bucket, string> = { '1m': '1 minute', '10m': '10 minutes', '1h': '1 hour', '1d': '1 day' }
+export const BUCKET_INTERVALS: Record<Bucket, string> = { '1m': '1 minute', '10m': '10 minutes', '1h': '1 hour', '1d': '1 day' }
 
 export interface ReadingOut {
   monitorEquipId: string
@@ -85,17 +85,15 @@ export const VALUE = `coalesce(sent, value::text)`
 export abstract class ZonedReads {
   protected readonly pool: pg.Pool
   protected readonly format: InstantFormatter
+  /** The configured zone (TZ) as configured, and as SQL. */
+  protected readonly timeZone: string
   private readonly zone: string
 
   constructor(options: { pool: pg.Pool; format: InstantFormatter; timeZone: string }) {
     this.pool = options.pool
     this.format = options.format
+    this.timeZone = options.timeZone
     this.zone = zoneSql(options.timeZone)
-  }
-
-  /** The start of the bucket holding the instant `column`, aligned to the zone (a `1d` bucket is a local day). */
-  protected bucketStart(bucket: Bucket, column: string): string {
-    return this.zoned(this.localBucketStart(bucket, column))
   }
 
   /** The start of the bucket holding the instant `column`, as a local time of the zone. */

@@ -239,6 +239,14 @@ t.test('the park spans its enterprises: 1002 for a point id several hold, each e
     entry.buckets.map((bucket: any) => ({ ...bucket, time: Date.parse(bucket.time) })),
     [{ time: base + 120_000, min: '1', max: '3', avg: '2', last: '3', count: 2 }],
   )
+  const hourOf = async () =>
+    (await onPark('/hazard/monitorData/aggregate', { ...body, bucket: '1h', companyCode: OTHER })).data.list[0].buckets.map((bucket: any) =>
+      Date.parse(bucket.time),
+    )
+  t.same(await hourOf(), [base], "before the enterprise pushed its zone: hours of the park's zone")
+  const zone = { id: OTHER, companyCode: OTHER, timeZone: '+05:30', updateTime: at(0), version: 1, deleted: false }
+  t.same((await onPark('/system/push/records', { resource: 'enterpriseZone', list: [zone] })).data.failed, [])
+  t.same(await hourOf(), [base - 1_800_000], 'then hours of the zone it pushed, half past in UTC')
   const everyone = await onPark('/hazard/monitorData/latest', { pageSize: 100 })
   t.same(
     everyone.data.list.map((entry: any) => `${entry.companyCode}/${entry.monitorEquipId}`),
