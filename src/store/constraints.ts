@@ -66,10 +66,17 @@ export function translateRefusal(refusals: Map<string, Refusal>, resource: Resou
       const still = { resource: resource.key, id: String(subject.id), child: child.key, field: reference.field }
       return new BusinessError(Code.stillReferenced, message('stillReferenced', still))
     }
-    case '23505':
-      return refusal?.kind === 'unique' && refusal.resource.key === resource.key
-        ? new BusinessError(Code.duplicateUnique, message('alreadyExists', { field: refusal.field }))
-        : error
+    case '23505': {
+      if (refusal?.kind !== 'unique' || refusal.resource.key !== resource.key) return error
+      // An update's change holds the value when it wrote it, as an add's record does.
+      const value = subject[refusal.field]
+      return new BusinessError(
+        Code.duplicateUnique,
+        value === undefined || value === null
+          ? message('alreadyExists', { field: refusal.field })
+          : message('alreadyExistsValue', { field: refusal.field, value: String(value) }),
+      )
+    }
     default: {
       const refusal = classifyDatabaseError(error)
       return refusal && refusal.code !== Code.databaseUnavailable ? new BusinessError(refusal.code, refusal.message) : error

@@ -162,6 +162,13 @@ t.test('refusals by constraint name: references and unique fields of the registr
     {},
   )
   t.equal((unique as BusinessError).message, 'monitorCode already exists')
+  const named = translateRefusal(
+    refusals,
+    registry.get('monitorEquip'),
+    { code: '23505', constraint: 'monitor_equip_monitorCode_unique' },
+    { id: 'ME-4', monitorCode: 'MC-1' },
+  )
+  t.equal((named as BusinessError).message, 'monitorCode already exists: MC-1', "an update's value named, as an add's")
   const unknown = { code: '23505', constraint: 'something_else' }
   t.equal(translateRefusal(refusals, unit, unknown, {}), unknown, 'an unknown constraint stays the error it was')
   // Every other SQLSTATE as database-errors.ts classifies it: the caller's value is its 1002, the
