@@ -40,6 +40,11 @@ interface AggregateRow {
   minKept: number | null
   maxKept: number | null
   lastKept: number | null
+  /** Whose spelling last takes (its number's earliest reading's): min's, max's, one to look up, or its own (null). */
+  lastAs: 'min' | 'max' | 'earliest' | null
+  /** The times of the bucket's first and last readings (reading seconds). */
+  first: number
+  lastTime: number
 }
 
 export interface LatestOut {
@@ -132,45 +137,67 @@ export class ReadingQueries extends ZonedReads {
   /** Per point, the buckets holding readings of from <= time < to. */
   async aggregate(query: { monitorEquipIds: string[]; from: number; to: number; bucket: Bucket }) {
     // Per reading only what is cheap: its local bucket (the instant from its seconds, not through
-    // interval arithmetic) and plain aggregates, first per bucket and number (equal numbers spelled
-    // differently are one group), then per bucket. A group keeps its earliest reading as an array
-    // [time, value, kept apart], so that min, max and last are each the earliest spelling of their
-    // number; last is the group with the newest reading. No bucket sorts its readings and no value
-    // is written as text but the chosen ones. "Kept apart" marks a reading whose text is stored
-    // apart (`sent`): those are read back by their key afterwards.
+    // interval arithmetic) and plain aggregates. min, max and last are the least or greatest of
+    // [value, time] arrays (numbers compared as numbers, the earliest time among equal ones; last:
+    // the greatest [time, value]), so no bucket sorts its readings and no value is written as text
+    // but the chosen ones. The third element marks a reading whose text is kept apart (`sent`): those
+    // are read back by their key afterwards. last is spelled as the earliest reading of its number:
+    // min's or max's when it equals one, else looked up, but only in a bucket where equal numbers
+    // may be spelled differently (decimals of several scales, or a text kept apart).
     const keptApart = `CASE WHEN r.sent IS NULL THEN 0 ELSE 1 END`
-    const chosen = (array: string, value: number, time: string, kept: number, name: string) =>
-      `${array}[${value}]::text AS ${name}, CASE WHEN ${array}[${kept}] = 1 THEN ${time} END AS "${name}Kept"`
+    const chosen = (array: string, value: number, time: string, name: string) =>
+      `${array}[${value}]::text AS ${name}, CASE WHEN ${array}[3] = 1 THEN ${time} END AS "${name}Kept"`
     const { rows } = await this.pool.query<AggregateRow>(
-      `SELECT g.id, g.point, ${this.zoned('g.bucket')} AS bucket, g.count, g.avg, ${chosen('g.low', 1, 'g.low[2]::int', 3, 'min')}, ` +
-        `${chosen('g.high', 1, '(-g.high[2])::int', 3, 'max')}, ${chosen('g.newest', 3, 'g.newest[2]::int', 4, 'last')} ` +
-        `FROM (SELECT n.id, n.point, n.bucket, sum(n.count)::int AS count, ${meanSql('sum(n.sum)', 'sum(n.count)')} AS avg, ` +
-        `min(ARRAY[n.earliest[2], n.earliest[1], n.earliest[3]]) AS low, max(ARRAY[n.earliest[2], -n.earliest[1], n.earliest[3]]) AS high, ` +
-        `max(n.newest::numeric || n.earliest) AS newest ` +
+      `SELECT g.id, g.point, ${this.zoned('g.bucket')} AS bucket, g.count, g.avg, ${chosen('g.low', 1, 'g.low[2]::int', 'min')}, ` +
+        `${chosen('g.high', 1, '(-g.high[2])::int', 'max')}, ${chosen('g.newest', 2, 'g.newest[1]::int', 'last')}, ` +
+        `CASE WHEN g.newest[2] = g.low[1] THEN 'min' WHEN g.newest[2] = g.high[1] THEN 'max' WHEN g.varied THEN 'earliest' END AS "lastAs", ` +
+        `g.first, g.newest[1]::int AS "lastTime" ` +
         `FROM (SELECT p."monitorEquipId" AS id, p.point, ${this.localBucketStart(query.bucket, `to_timestamp(r.time + ${READING_EPOCH}::float8)`)} AS bucket, ` +
-        `count(*) AS count, sum(r.value) AS sum, max(r.time) AS newest, min(ARRAY[r.time, r.value, ${keptApart}]) AS earliest ` +
+        `count(*)::int AS count, ${meanSql('sum(r.value)', 'count(*)')} AS avg, min(ARRAY[r.value, r.time, ${keptApart}]) AS low, ` +
+        `max(ARRAY[r.value, -r.time, ${keptApart}]) AS high, max(ARRAY[r.time, r.value, ${keptApart}]) AS newest, min(r.time) AS first, ` +
+        `min(scale(r.value)) <> max(scale(r.value)) OR bool_or(r.sent IS NOT NULL) AS varied ` +
         `FROM monitor_reading r JOIN monitor_point p ON p.point = r.point ` +
-        `WHERE p."monitorEquipId" = ANY($1::text[]) AND r.time >= $2 AND r.time < $3 GROUP BY 1, 2, 3, r.value) n ` +
-        `GROUP BY 1, 2, 3) g ORDER BY 1, 3`,
+        `WHERE p."monitorEquipId" = ANY($1::text[]) AND r.time >= $2 AND r.time < $3 GROUP BY 1, 2, 3) g ORDER BY 1, 3`,
       [query.monitorEquipIds, query.from, query.to],
     )
-    const kept = await this.keptTexts(rows)
+    const [kept, earliest] = await Promise.all([this.keptTexts(rows), this.earliestSpellings(rows)])
     const text = (row: AggregateRow, name: 'min' | 'max' | 'last') => {
       const time = row[`${name}Kept`]
       return time === null ? row[name] : (kept.get(`${row.point}:${time}`) ?? row[name])
     }
+    const lastOf = (row: AggregateRow, index: number) =>
+      row.lastAs === 'min' || row.lastAs === 'max' ? text(row, row.lastAs) : (earliest.get(index) ?? text(row, 'last'))
     const byPoint = new Map<string, BucketOut[]>(query.monitorEquipIds.map((id) => [id, []]))
-    for (const row of rows) {
+    for (const [index, row] of rows.entries()) {
       byPoint.get(row.id)?.push({
         time: this.format(row.bucket),
         min: text(row, 'min'),
         max: text(row, 'max'),
         avg: trimmed(row.avg),
-        last: text(row, 'last'),
+        last: lastOf(row, index),
         count: row.count,
       })
     }
     return { list: [...byPoint].map(([monitorEquipId, buckets]) => ({ monitorEquipId, buckets })) }
+  }
+
+  /** The text of the earliest reading of last's number, by row index, in the buckets that need it looked up. */
+  private async earliestSpellings(rows: AggregateRow[]): Promise<Map<number, string>> {
+    const needed = [...rows.entries()].filter(([, row]) => row.lastAs === 'earliest')
+    if (needed.length === 0) return new Map()
+    const found = await this.pool.query<{ index: number; text: string }>(
+      `SELECT b.index, ${VALUE} AS text FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::numeric[]) AS b(index, point, first, last, number) ` +
+        `CROSS JOIN LATERAL (SELECT r.sent, r.value FROM monitor_reading r WHERE r.point = b.point AND r.time >= b.first AND r.time <= b.last ` +
+        `AND r.value = b.number ORDER BY r.time LIMIT 1) AS r`,
+      [
+        needed.map(([index]) => index),
+        needed.map(([, row]) => row.point),
+        needed.map(([, row]) => row.first),
+        needed.map(([, row]) => row.lastTime),
+        needed.map(([, row]) => row.last),
+      ],
+    )
+    return new Map(found.rows.map((row) => [row.index, row.text]))
   }
 
   /** The texts kept apart of the readings an aggregate chose, by "point:time". */
