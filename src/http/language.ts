@@ -2,9 +2,9 @@
 // when a `zh` range (any region or script: zh, zh-CN, zh-TW, zh-Hans…) ranks above every `en`
 // range, English otherwise: a `zh` range with no `en` range at all is Chinese. Ranks are HTTP's
 // quality values; of equal ranks, the range listed first wins. Other ranges, `*` among them, play
-// no part. A range or weight that breaks HTTP's grammar is ignored, as if not sent. negotiator ranks the ranges; the rule above is applied to
-// its ranking. Every answer says the language chosen (Content-Language) and that it depends on the
-// header (Vary).
+// no part. A range or weight that breaks HTTP's grammar is ignored, as if not sent. negotiator
+// ranks the ranges; the rule above is applied to its ranking. Every answer says the language chosen
+// (Content-Language) and that it depends on the header (Vary).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
 import type { Language } from '../messages/message.ts'

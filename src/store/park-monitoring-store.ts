@@ -1,4 +1,4 @@
-// Park edition: live monitoring from what the enterprises push (park migrations 125, 126). Readings
+// Park edition: live monitoring from what the enterprises push (park migrations 125, 126, 162). Readings
 // arrive as one-minute aggregates per point, each replacing the minute held; the park's aggregates
 // of wider buckets and its live board are read from them, its alarms are the pushed ones.
 import type { Bucket, BucketOut, LatestOut } from './reading-queries.ts'

@@ -90,7 +90,7 @@ export const VALUE = `coalesce(sent, value::text)`
 export abstract class ZonedReads {
   protected readonly pool: pg.Pool
   protected readonly format: InstantFormatter
-  /** The configured zone (TZ) as configured, and as SQL. */
+  /** The configured zone (TZ), as configured. */
   protected readonly timeZone: string
   private readonly zone: string
 
