@@ -1,6 +1,6 @@
-// Park edition: live monitoring from what the enterprises push (park migrations 125, 126, 162). Readings
-// arrive as one-minute aggregates per point, each replacing the minute held; the park's aggregates
-// of wider buckets and its live board are read from them, its alarms are the pushed ones.
+// Park edition: live monitoring from what the enterprises push (park migrations 125, 126, 162).
+// Readings arrive as one-minute aggregates per point, each replacing the minute held; the park's
+// aggregates of wider buckets and its live board are read from them, its alarms are the pushed ones.
 import type { Bucket, BucketOut, LatestOut } from './reading-queries.ts'
 import { BUCKET_INTERVALS, meanSql, trimmed, ZonedReads } from './reading-queries.ts'
 import { pushedBy } from './park-store.ts'
