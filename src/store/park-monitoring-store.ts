@@ -94,9 +94,8 @@ export class ParkMonitoringStore extends ZonedReads {
    * minutes, aligned to the zone its enterprise pushed (the configured one until it pushed one).
    */
   async aggregate(points: HeldPoint[], from: number, to: number, bucket: Bucket): Promise<Map<string, BucketOut[]>> {
-    const zone = `coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = m."companyCode"), ${literal(this.timeZone)})`
-    const local = `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, zone_local(${zone}, m.minute), timestamp '2000-01-01')`
-    const start = `zone_instant(${zone}, ${local})`
+    const zone = `zone_name(coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = m."companyCode"), ${literal(this.timeZone)}))`
+    const start = `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, m.minute AT TIME ZONE ${zone}, timestamp '2000-01-01') AT TIME ZONE ${zone}`
     const { rows } = await this.pool.query(
       `SELECT m."companyCode", m."monitorEquipId", ${start} AS bucket, sum(m.count)::int AS count, ` +
         `(array_agg(m.min ORDER BY m.min::numeric, m.minute))[1] AS min, (array_agg(m.max ORDER BY m.max::numeric DESC, m.minute))[1] AS max, ` +
