@@ -7460,7 +7460,7 @@ export type components = {
             to: components["schemas"]["Date"];
             /** @description One enterprise (park edition). */
             companyCode?: string;
-            /** @description Figures to order the entries by, by dotted path (`inspections.missed`, `dangers.rectificationRate`, `sync.pending`, `lastPushTime`): any number or rate of an entry outside the breakdowns (an unknown path answers 1002). Ties by `companyCode`; nulls last. */
+            /** @description Figures to order the entries by, by dotted path (`inspections.missed`, `dangers.rectificationRate`, `sync.pending`, `lastPushTime`): any number or rate of an entry outside the breakdowns (an unknown path answers 1002, and so does a figure the edition's entries do not have: `sync.*` on the park, `lastPushTime` on the enterprise). Ties by `companyCode`; nulls last. */
             orderBy?: {
                 /** @description Dotted path of a figure. */
                 field: string;

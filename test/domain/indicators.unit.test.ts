@@ -84,4 +84,8 @@ t.test('ordering by a figure that does not exist (or a breakdown) answers 1002 n
   })
   t.throws(() => checkedOrder([{ field: 'riskUnits' }]), { code: Code.badParameter })
   t.same(checkedOrder([{ field: 'sync.pending', direction: 'desc' }]), [{ field: 'sync.pending', direction: 'desc' }])
+  t.throws(() => checkedOrder([{ field: 'sync.pending' }], new Set(['sync.pending'])), {
+    code: Code.badParameter,
+    message: /unknown figure sync\.pending/,
+  })
 })

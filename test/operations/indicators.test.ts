@@ -353,6 +353,8 @@ t.test('a window ending before it starts, or an unknown figure to order by, answ
   const unknown = await call('/system/indicators', { from: '2026-01-05', to: '2026-01-09', orderBy: [{ field: 'inspections.late' }] })
   t.equal(unknown.code, 1002)
   t.match(unknown.msg, /inspections\.late/)
+  const parksOwn = await call('/system/indicators', { from: '2026-01-05', to: '2026-01-09', orderBy: [{ field: 'lastPushTime' }] })
+  t.equal(parksOwn.code, 1002, "the park's figure, which the enterprise's entries do not have")
   t.equal((await call('/prevent/troubleshootTask/periods', { from: '2026-01-09', to: '2026-01-05' })).code, 1002)
 })
 

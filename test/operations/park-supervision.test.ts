@@ -120,6 +120,8 @@ t.test('indicators per enterprise, ordered by a figure, ties by companyCode; las
   t.match(list[0].lastPushTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, 'the time of its last push')
   t.equal(list[2].lastPushTime, null, 'an enterprise with an account and no push')
   t.notOk('sync' in list[0])
+  const bySync = await call('/system/indicators', { from: '2026-01-04', to: '2026-01-06', orderBy: [{ field: 'sync.pending' }] })
+  t.equal(bySync.code, 1002, "the enterprise's figure, which the park's entries do not have")
   const later = (await call('/system/indicators', { from: '2026-01-05', to: '2026-01-06', companyCode: '222222222' })).data
   t.equal(later.list[0].inspections.due, 0, "222222222's period started on 4 January in its zone (-12:00)")
   const descending = (

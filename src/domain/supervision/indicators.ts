@@ -113,10 +113,10 @@ export interface OrderKey {
   direction?: 'asc' | 'desc'
 }
 
-/** The order as asked: 1002 naming an unknown figure. */
-export function checkedOrder(orderBy: readonly OrderKey[] | undefined): OrderKey[] {
+/** The order as asked: 1002 naming an unknown figure, or one the edition's entries do not have (`absent`). */
+export function checkedOrder(orderBy: readonly OrderKey[] | undefined, absent: ReadonlySet<string> = new Set()): OrderKey[] {
   return (orderBy ?? []).map((key, index) => {
-    if (!ORDERABLE_FIGURES.has(key.field))
+    if (!ORDERABLE_FIGURES.has(key.field) || absent.has(key.field))
       throw new BusinessError(Code.badParameter, message('unknownFigure', { at: `orderBy[${index}]`, field: key.field }))
     return key
   })

@@ -27,6 +27,8 @@ export interface EnterpriseWindow {
 type Finished<Entry> = Entry & { sync?: { pending: number; failed: number }; lastPushTime?: string | null }
 
 export interface SupervisedEnterprises {
+  /** The orderable figures the entries of this edition do not have (the other edition's). */
+  readonly absentFigures: ReadonlySet<string>
   /** The enterprises a read covers (`own`: the enterprise an `enterprise` account is bound to), each with its window. */
   windows(request: WindowRequest, own: string | undefined): Promise<EnterpriseWindow[]>
   /** The enterprise whose calendar a read gives. */
@@ -51,6 +53,7 @@ function windowIn(from: string, to: string, zone: Zone): { from: Date; until: Da
 
 /** The enterprise's own records and periods, in its configured zone; its indicators tell what waits to be pushed. */
 export class OwnEnterprise implements SupervisedEnterprises {
+  readonly absentFigures: ReadonlySet<string> = new Set(['lastPushTime'])
   private readonly companyCode: string
   private readonly zone: Zone
   private readonly indicators: Pick<IndicatorStore, 'sync'>
@@ -84,6 +87,7 @@ export class OwnEnterprise implements SupervisedEnterprises {
  * the zone it pushed (the park's own where it pushed none), with its last push.
  */
 export class PushingEnterprises implements SupervisedEnterprises {
+  readonly absentFigures: ReadonlySet<string> = new Set(['sync.pending', 'sync.failed'])
   private readonly zone: Zone
   private readonly indicators: Pick<IndicatorStore, 'enterprises'>
   private readonly format: InstantFormatter

@@ -108,7 +108,7 @@ export class SupervisionOperations {
   }
 
   async indicators(request: IndicatorsRequest, own: string | undefined) {
-    const order = checkedOrder(request.orderBy)
+    const order = checkedOrder(request.orderBy, this.enterprises.absentFigures)
     const windows = await this.enterprises.windows(request, own)
     await this.upkeep?.catchUp()
     const counts = await this.indicatorStore.counts(windows.map(({ lastPushTime: _time, ...window }) => window))
