@@ -207,18 +207,21 @@ t.test('offline counts from the last reading received: the deadline of an earlie
 
 t.test('offline follows a change of offlineAfterSeconds after the last reading: shortened, or turned on', async (t) => {
   const equipment = { O3: { offlineAfterSeconds: 300 }, O4: { offlineAfterSeconds: 0 } }
-  const received = Date.now() + offset
+  /** By point, the server's clock just before its reading was sent (its deadline counts from its arrival). */
+  const sent = new Map<string, number>()
   for (const [id, settings] of Object.entries(equipment)) {
     await must('/hazard/monitorEquip/add', record('monitorEquip', id, settings))
-    await send(id, '1.0', received - 1000)
+    sent.set(id, Date.now() + offset)
+    await send(id, '1.0', sent.get(id)! - 1000)
     await must('/hazard/monitorEquip/update', { id, offlineAfterSeconds: 10 })
   }
+  const last = Date.now() + offset
   offset += 11_000
   for (const id of Object.keys(equipment)) {
     const [alarm] = await firstAlarmsOf(id, 15_000)
     t.match(alarm, { kind: 'offline', status: 'active' }, `${id}: raised at the new deadline, not the old one`)
     const deadline = new Date(alarm.startTime).getTime()
-    t.ok(deadline >= Math.floor(received / 1000) * 1000 + 9000 && deadline <= received + 10_000, `${id}: starts at the new deadline`)
+    t.ok(deadline >= Math.floor(sent.get(id)! / 1000) * 1000 + 9000 && deadline <= last + 10_000, `${id}: starts at the new deadline`)
   }
 })
 t.end()
