@@ -69,6 +69,17 @@ t.test('unknown paths and methods answer 404/1008, with or without a token', asy
   const get = await fetch(`${service.url}/prevent/riskUnit/add`)
   t.equal(get.status, 404)
   t.equal(((await get.json()) as any).code, 1008)
+  // Whatever the body: one that is not JSON, or one over the limit, names no operation either.
+  for (const raw of ['{bad', 'x'.repeat(3 * 1024 * 1024)]) {
+    for (const options of [{}, { token }]) {
+      const reply = await service.call('/prevent/nothing/list', undefined, {
+        ...options,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      })
+      t.same([reply.status, reply.body.code], [404, 1008], `a body of ${raw.length} characters`)
+    }
+  }
 })
 
 t.test('a body over the limit answers 413/1010', async (t) => {

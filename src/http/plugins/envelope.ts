@@ -12,14 +12,16 @@ import { announceLanguage, languageOf } from '../language.ts'
 
 export default fp(
   async (app) => {
-    app.setErrorHandler((error, request, reply) => sendFailure(request, reply, error))
-    app.setNotFoundHandler((request, reply) =>
+    const notFound = (request: FastifyRequest, reply: FastifyReply) =>
       sendEnvelope(
         request,
         reply.code(404),
         failure(Code.noSuchPath, message('noSuchPathOf', { method: request.method, path: request.url.split('?')[0] })),
-      ),
-    )
+      )
+    // A path that names no operation is 1008 whatever its body: Fastify reads the body of such a
+    // request too, and an error reading it comes here before the not-found handler would run.
+    app.setErrorHandler((error, request, reply) => (request.is404 ? notFound(request, reply) : sendFailure(request, reply, error)))
+    app.setNotFoundHandler(notFound)
     // The envelopes the operations return, success or a kept answer replayed, written the same way.
     app.addHook('preSerialization', async (request, reply, payload) => (isEnvelope(payload) ? written(request, reply, payload) : payload))
   },
