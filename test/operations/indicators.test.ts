@@ -428,7 +428,8 @@ t.test('an edited or deleted task keeps the periods already started', async (t) 
 })
 
 t.test('a running period without a record is open, and counted open by the indicators', async (t) => {
-  const start = new Date(Date.now() - 3600_000).toISOString()
+  // Started at today's midnight so that the period lies in today's window whatever the hour.
+  const start = `${today}T00:00:00+08:00`
   await add('troubleshootTask', 'T-8', {
     ...task,
     checkCycle: 1,
