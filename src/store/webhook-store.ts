@@ -95,6 +95,14 @@ const PLAN_SQL =
   `SELECT id, endpoint, attempts AS attempt, due FROM inserted WHERE state = 'pending'`
 
 /**
+ * The last attempt of each delivery of `ended` (its `id` and `attempts`), `pending` while the
+ * delivery was to be retried, becomes `failed`: the delivery ended failed without an attempt of its own.
+ */
+const LAST_ATTEMPT_FAILED =
+  `UPDATE webhook_attempt AS a SET outcome = 'failed' FROM ended ` +
+  `WHERE a.delivery = ended.id AND a.attempt = ended.attempts AND a.outcome = 'pending'`
+
+/**
  * Settles attempts to endpoint $1: records them ($2..$10, one array per column), ends the
  * deliveries $11 (state $12 after $13 attempts), clears the endpoint's run of failures when one is
  * delivered, and makes pending the first waiting delivery of each record of $14 (those ended are
@@ -111,8 +119,7 @@ const SETTLE_SQL =
   `AS a(delivery, event_id, type, attempt, time, status, duration_ms, outcome, error) LEFT JOIN webhook_delivery AS d ON d.id = a.delivery), ` +
   `ended AS (UPDATE webhook_delivery AS d SET state = e.state, attempts = e.attempts ` +
   `FROM unnest($11::bigint[], $12::text[], $13::int[]) AS e(id, state, attempts) WHERE d.id = e.id RETURNING d.id, d.state, d.attempts), ` +
-  `cut AS (UPDATE webhook_attempt AS a SET outcome = 'failed' FROM ended ` +
-  `WHERE ended.state = 'failed' AND a.delivery = ended.id AND a.attempt = ended.attempts AND a.outcome = 'pending'), ` +
+  `cut AS (${LAST_ATTEMPT_FAILED} AND ended.state = 'failed'), ` +
   `recovered AS (UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1 AND "failingSince" IS NOT NULL ` +
   `AND EXISTS (SELECT 1 FROM ended WHERE state = 'delivered')) ` +
   `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE cardinality($14::text[]) > 0 AND id IN (SELECT DISTINCT ON ("recordKey") id ` +
@@ -332,8 +339,7 @@ export class WebhookStore {
     ])
     await db.query(
       `WITH ended AS (UPDATE webhook_delivery SET state = 'failed' WHERE endpoint = $1 AND state IN ('waiting', 'pending') ` +
-        `RETURNING id, attempts) UPDATE webhook_attempt AS a SET outcome = 'failed' FROM ended ` +
-        `WHERE a.delivery = ended.id AND a.attempt = ended.attempts AND a.outcome = 'pending'`,
+        `RETURNING id, attempts) ${LAST_ATTEMPT_FAILED}`,
       [endpoint],
     )
   }
