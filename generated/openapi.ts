@@ -12,7 +12,7 @@ export type paths = {
         put?: never;
         /**
          * Log in
-         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
+         * @description Exchanges a user name and password for tokens. `data.token` is the bearer access token (valid 30 days, `expires_in` 2592000 s); `data.refresh_token` (30 days) is accepted only by `/system/refresh`. A `collector` (a gateway's account) may send readings and nothing else, so `refresh` and `logout` answer it 403/2003 and its token lasts its 30 days unless an admin disables the account. A wrong user name, a wrong password and a disabled user all answer 2004 with the same message. Needs no `Authorization` header. Rate limited to 10 attempts a minute per user name and per client address (`RATE_LIMIT_LOGIN_MAX`).
          */
         post: operations["systemLogin"];
         delete?: never;
@@ -3542,7 +3542,7 @@ export type components = {
         Id: string;
         /**
          * Format: date-time
-         * @description Instant, RFC 3339 with an offset: `YYYY-MM-DDThh:mm:ss+hh:mm`. Any offset written `±hh:mm` within ±15:59 is accepted, and `Z`; `T` and `Z` may be lower case (RFC 3339). An instant without offset, with an offset written `+08` or `+0800`, or with a space for `T` answers 1002. Instants from `0001-01-02T00:00:00Z` to `9999-12-30T23:59:59Z` (so that every zone writes them back with a four-digit year). Instants are kept to the second (a fraction of a second, if sent, is dropped; a leap second `23:59:60Z` is kept as the next second): rules and search conditions compare them so. They are returned in the configured zone (`TZ`, default +08:00) in the form `YYYY-MM-DDThh:mm:ss+hh:mm`, e.g. `2026-11-21T05:02:35Z` is returned as `2026-11-21T13:02:35+08:00`.
+         * @description Instant, RFC 3339 with an offset: `YYYY-MM-DDThh:mm:ss+hh:mm`. Any offset written `±hh:mm` within ±15:59 is accepted, and `Z`; `T` and `Z` may be lower case (RFC 3339). An instant without offset, with an offset written `+08` or `+0800`, or with a space for `T` answers 1002. Instants from `0001-01-02T00:00:00Z` to `9999-12-30T23:59:59Z` (so that every zone writes them back with a four-digit year). Instants are kept to the second (a fraction of a second, if sent, is dropped; a leap second `23:59:60Z` is kept as the next second): rules and search conditions compare them so. They are returned in the configured zone (`TZ`, default +08:00) in the form `YYYY-MM-DDThh:mm:ss+hh:mm`, e.g. `2026-11-21T05:02:35Z` is returned as `2026-11-21T13:02:35+08:00`. With an IANA zone, an instant at which the zone's offset is not a whole number of minutes (its local mean time before standard time, e.g. before 1901 in `Asia/Shanghai`) is returned in UTC, `+00:00`.
          * @example 2026-11-21T13:02:35+08:00
          * @example 2026-11-21T05:02:35Z
          */
@@ -3644,7 +3644,7 @@ export type components = {
          *     - `like`: text fields only (names, codes, ids; not instants, dates nor numbers: 1002); the field contains `value` (a string) as a substring, case-sensitive; `%` and `_` in `value` are literal characters, not wildcards;
          *     - `gt`, `gte`, `lt`, `lte`: greater / greater or equal / less / less or equal than `value`; numbers compare numerically, instants and dates chronologically, other strings (codes and decimal strings included) in code-point order;
          *     - `isNull`: `value` `true` matches fields that are null, `false` fields that are not null.
-         *     A value must have the field's type and format (1002 otherwise: an instant as `Instant` says, a date as `Date`, an integer within -2147483648..2147483647); a code outside a field's enumeration is a value no record holds, and matches nothing (no error).
+         *     A value must have the field's type and format (1002 otherwise: an instant as `Instant` says, a date as `Date`, an integer within -2147483648..2147483647); a code outside a field's enumeration, or a string that breaks a field's pattern or length (a decimal string such as `1e3`), is a value no record holds, and matches nothing (no error).
          * @example like
          * @enum {string}
          */

@@ -167,7 +167,7 @@ function fieldPath(instancePath: string, prefix: string): string {
   return path
 }
 
-function describe(error: ErrorObject, prefix: string): Message {
+function describe(error: ErrorObject, prefix: string, root: string): Message {
   const at = fieldPath(error.instancePath, prefix)
   const join = (name: string) => (at ? `${at}.${name}` : name)
   switch (error.keyword) {
@@ -191,7 +191,7 @@ function describe(error: ErrorObject, prefix: string): Message {
     case 'pattern':
       return message('pattern', { at, pattern: String(error.params.pattern) })
     default:
-      return ruleBroken(error, at || 'body')
+      return ruleBroken(error, at || root)
   }
 }
 
@@ -234,8 +234,11 @@ function ruleBroken(error: ErrorObject, at: string): Message {
   return said && english(said) === ajvText ? said : message('otherRule', { at, rule: String(error.message) })
 }
 
-/** The `msg` of a 1002: the fields and the rules they broke, most specific first. */
-export function describeProblems(errors: ErrorObject[] | null | undefined, prefix = ''): Message {
+/**
+ * The `msg` of a 1002: the fields and the rules they broke, most specific first. `root` names the
+ * value itself when it breaks a rule (the body, or an add-batch item).
+ */
+export function describeProblems(errors: ErrorObject[] | null | undefined, prefix = '', root = 'body'): Message {
   // Wrappers (oneOf/anyOf of a value or null) repeat what their branches said.
   const specific = (errors ?? []).filter((error) => !['oneOf', 'anyOf', 'if'].includes(error.keyword))
   const chosen = specific.length > 0 ? specific : (errors ?? [])
@@ -243,20 +246,20 @@ export function describeProblems(errors: ErrorObject[] | null | undefined, prefi
   const unique = (list: ErrorObject[]) => {
     const byText = new Map<string, Message>()
     for (const error of list) {
-      const said = describe(error, prefix)
+      const said = describe(error, prefix, root)
       const text = english(said)
       if (!byText.has(text)) byText.set(text, said)
     }
     return [...byText.values()]
   }
   const problems = unique(chosen.filter((error) => !(error.keyword === 'type' && error.params.type === 'null')))
-  const list = problems.length > 0 ? problems : chosen.map((error) => describe(error, prefix))
+  const list = problems.length > 0 ? problems : chosen.map((error) => describe(error, prefix, root))
   return list.length === 0 ? message('invalidRequest') : list.length === 1 ? list[0] : message('problems', { list: list.slice(0, 5) })
 }
 
 /** The English text of describeProblems: what an add-batch item's `reason` carries. */
-export function describeErrors(errors: ErrorObject[] | null | undefined, prefix = ''): string {
-  return english(describeProblems(errors, prefix))
+export function describeErrors(errors: ErrorObject[] | null | undefined, prefix = '', root = 'body'): string {
+  return english(describeProblems(errors, prefix, root))
 }
 
 /** True when the body itself is not a JSON object (array, string, number, missing): 400/1000. */

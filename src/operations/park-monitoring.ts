@@ -47,7 +47,7 @@ export class ParkMonitoring {
     const accepted: PushedMinute[] = []
     for (const [index, item] of list.entries()) {
       if (!this.validate(item)) {
-        failed.push({ index, code: Code.badParameter, reason: describeErrors(this.validate.errors) })
+        failed.push({ index, code: Code.badParameter, reason: describeErrors(this.validate.errors, '', 'item') })
         continue
       }
       const minute = item as PushedMinute

@@ -234,7 +234,7 @@ function judgeItems(
   for (const [index, item] of list.entries()) {
     const id = isRecord(item) && typeof item.id === 'string' ? item.id : null
     if (!validate(item)) {
-      result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors) })
+      result.failed.push({ id, index, code: Code.badParameter, reason: describeErrors(validate.errors, '', 'item') })
     } else if (!isRecord(item) || id === null) {
       throw new Error('a valid pushed item without an id')
     } else if (companyCode !== undefined && item.companyCode !== companyCode) {

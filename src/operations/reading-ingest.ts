@@ -133,7 +133,7 @@ export class ReadingIngest {
 
   /** The reading's time (seconds since the epoch), or why it is refused alone (1002). */
   private secondsOf(item: unknown, now: number): number | string {
-    if (!this.validate(item)) return describeErrors(this.validate.errors)
+    if (!this.validate(item)) return describeErrors(this.validate.errors, '', 'item')
     const seconds = instantSeconds(String((item as Record<string, unknown>).time))
     if (seconds === undefined) return 'time: must be a valid ISO 8601 instant with offset'
     if (seconds * 1000 > now + AHEAD_LIMIT_MS) return "time: more than 5 minutes ahead of the server's clock"

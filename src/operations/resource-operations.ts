@@ -133,7 +133,7 @@ export class ResourceOperations {
         continue
       }
       try {
-        if (!validate(item)) throw new BusinessError(Code.badParameter, describeProblems(validate.errors))
+        if (!validate(item)) throw new BusinessError(Code.badParameter, describeProblems(validate.errors, '', 'item'))
         // Valid items are records with a string id (every item schema requires one).
         if (!isRecord(item) || id === null) throw new Error('a valid item without an id')
         await apply(item)

@@ -53,6 +53,7 @@ t.test('each failed item carries the code it would get alone; a duplicate inside
     ],
   )
   t.match(reply.body.data.failed[2].reason, /extra: unknown field/)
+  t.equal(reply.body.data.failed[3].reason, 'item: must be object', 'an item that is not an object is named as the item')
 })
 
 t.test('items may name parents stored earlier in the same batch; a missing parent is 1006 for that item', async (t) => {

@@ -87,6 +87,7 @@ t.test('a refused reading names its point only by an identifier: text that is no
     { monitorEquipId: 'A\u0000B', time: at(0), value: '1' },
     { monitorEquipId: 'x'.repeat(65), time: at(0), value: '1' },
     { monitorEquipId: 42, time: at(0), value: '1' },
+    'x',
   ])
   t.same(
     data.failed.map((failure: any) => [failure.index, failure.monitorEquipId, failure.code]),
@@ -94,8 +95,10 @@ t.test('a refused reading names its point only by an identifier: text that is no
       [0, null, 1002],
       [1, null, 1002],
       [2, null, 1002],
+      [3, null, 1002],
     ],
   )
+  t.equal(data.failed[3].reason, 'item: must be object')
 })
 
 t.test('a batch sent again with its Idempotency-Key is answered as the first time', async (t) => {
