@@ -24,5 +24,6 @@ function runSingle(): void {
 }
 
 if (!existsSync(MAIN)) fail(`${path.relative(process.cwd(), MAIN)} not found`)
-if (process.env.DATABASE_URL) runSingle()
+// Set, even empty, it is the edition's own (which refuses an empty one): never the demo by mistake.
+if (process.env.DATABASE_URL !== undefined) runSingle()
 else await (await import('./dev/demo.ts')).runDemo()

@@ -194,11 +194,33 @@ function environmentValidator(): ValidateFunction<Environment> {
   return validateEnvironment
 }
 
+/** The value itself is not echoed: it may hold a password. */
+const DATABASE_URL_FORM = 'DATABASE_URL must be a postgresql:// URL (postgresql://user:password@host:port/database)'
+
+/**
+ * What Ajv's coercion lets through: integers written otherwise than in decimal digits (`0x10` read
+ * as 16, ` 4201`, `4.201e3`) or past what a number holds exactly, and a database URL that does not
+ * parse. Each a problem, unless Ajv already named the variable.
+ */
+function formProblems(env: Record<string, string | undefined>, errors: ErrorObject[]): string[] {
+  const named = new Set(errors.map((error) => error.instancePath.slice(1)))
+  const problems: string[] = []
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const value = env[name]
+    if (property.type !== 'integer' || value === undefined || named.has(name)) continue
+    if (!/^\d+$/.test(value)) problems.push(`${name} must be written in decimal digits, got "${value}"`)
+    else if (!Number.isSafeInteger(Number(value))) problems.push(`${name} must be at most ${Number.MAX_SAFE_INTEGER}`)
+  }
+  if (!named.has('DATABASE_URL') && env.DATABASE_URL !== undefined && !URL.canParse(env.DATABASE_URL)) problems.push(DATABASE_URL_FORM)
+  return problems
+}
+
 /** `PORT must be <= 65535`, `DATABASE_URL is required`, `EDITION must be one of enterprise, park`. */
 function describeVariable(error: ErrorObject): string {
   const name = error.instancePath.slice(1)
   if (error.keyword === 'required') return `${String(error.params.missingProperty)} is required`
   if (error.keyword === 'enum') return `${name} must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
+  if (name === 'DATABASE_URL') return DATABASE_URL_FORM
   return `${name} ${error.message ?? 'is invalid'}`
 }
 
@@ -207,7 +229,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // A copy: the validator coerces and fills in its data.
   const raw: Record<string, unknown> = { ...env }
   const validate = environmentValidator()
-  if (!validate(raw)) throw new ConfigError(`invalid configuration: ${(validate.errors ?? []).map(describeVariable).join(', ')}`)
+  const valid = validate(raw)
+  const errors = valid ? [] : (validate.errors ?? [])
+  const problems = [...errors.map(describeVariable), ...formProblems(env, errors)]
+  if (!valid || problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join(', ')}`)
   const timeZone = raw.TZ
   if (!isValidTimeZone(timeZone)) {
     throw new ConfigError(`invalid configuration: TZ must be an offset like +08:00 or an IANA zone name, got "${timeZone}"`)

@@ -39,6 +39,12 @@ t.test('bad values are refused, naming the variable', async (t) => {
     { SYNC_RECONCILE_CRON: '61 3 * * *' },
     { SYNC_RECONCILE_CRON: 'a b c d e' },
     { READINGS_RETENTION_DAYS: '29' },
+    { PORT: '0x10' },
+    { PORT: ' 4201' },
+    { PORT: '4.201e3' },
+    { RATE_LIMIT_MAX: '99999999999999999999' },
+    { DATABASE_URL: '' },
+    { DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:99999/x' },
   ]
   for (const env of cases) {
     const name = Object.keys(env)[0]
@@ -51,6 +57,12 @@ t.test('bad values are refused, naming the variable', async (t) => {
     }
   }
   t.throws(() => loadConfig({}), /^invalid configuration: DATABASE_URL is required$/)
+  t.throws(
+    () => loadConfig({ DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:99999/x' }),
+    /^invalid configuration: DATABASE_URL must be a postgresql:\/\/ URL \(postgresql:\/\/user:password@host:port\/database\)$/,
+    'a URL that does not parse, named without its password',
+  )
+  t.throws(() => loadConfig({ ...base, PORT: '0x10' }), /^invalid configuration: PORT must be written in decimal digits, got "0x10"$/)
   const park = { PARK_USER: 'ent-1', PARK_PASSWORD: 'password-1' }
   for (const url of ['http://a b', 'http://[::1', 'https://:80', 'http://host:99999', 'http://exa%mple', 'http://']) {
     t.throws(() => loadConfig({ ...base, ...park, PARK_URL: url }), /^invalid configuration: PARK_URL must be an http\(s\) URL/, url)

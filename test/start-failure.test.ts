@@ -2,6 +2,7 @@
 // and exits 1: the wording (src/start-failure.ts), and the service itself (node src/main.ts).
 import { execFile } from 'node:child_process'
 import net from 'node:net'
+import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { freePort } from '../scripts/dev/ports.ts'
@@ -69,6 +70,22 @@ async function startService(env: Record<string, string>): Promise<{ code: number
   )
   return { code: result.code, lines: result.stderr.trim().split('\n') }
 }
+
+t.test('npm start with DATABASE_URL set but empty: refused in one line, no demo started', async (t) => {
+  const environment = { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: '', PORT: '0' }
+  // From a directory of its own: were the demo started by mistake, its data would not land here.
+  const cwd = t.testdir()
+  const script = path.resolve('scripts/start.ts')
+  const failure = await run(process.execPath, [script], { env: environment, cwd, timeout: 60_000 }).then(
+    ({ stdout }) => ({ code: 0, stderr: '', stdout }),
+    (error: { code: number; stderr: string; stdout: string }) => error,
+  )
+  t.equal(failure.code, 1)
+  t.same(failure.stderr.trim().split('\n'), [
+    'invalid configuration: DATABASE_URL must be a postgresql:// URL (postgresql://user:password@host:port/database)',
+  ])
+  t.notMatch(failure.stdout, /park edition/, 'no demo')
+})
 
 t.test('the service on a port already taken: one line, exit code 1', async (t) => {
   const blocker = net.createServer()

@@ -1,11 +1,13 @@
 // GET /metrics is Prometheus text, unauthenticated and not rate limited: requests by
 // operationId and business code, latency by operationId, the database pool's use.
 
+import pg from 'pg'
 import { Gauge } from 'prom-client'
 import t from 'tap'
+import { eventually } from '../helpers/eventually.ts'
 import { record } from '../helpers/fixtures.ts'
 import { type Exposition, parsePrometheusText } from '../helpers/prometheus-text.ts'
-import { startService, type TestService } from '../helpers/service.ts'
+import { adminDatabaseUrl, startService, type TestService } from '../helpers/service.ts'
 
 const service = await startService(t)
 
@@ -97,6 +99,28 @@ t.test('/metrics is not rate limited (while the operations are)', async (t) => {
   t.same(statuses, [200, 200, 429])
   for (let i = 0; i < 5; i++) t.equal((await fetch(`${limited.url}/metrics`)).status, 200)
   t.equal(requests(await scrape(limited), 'preventRiskUnitList', '1009'), 1)
+})
+
+t.test('the database closed to connections: /metrics still answers, without the metrics read from it', async (t) => {
+  const closed = await startService(t)
+  const databaseName = new URL(closed.databaseUrl).pathname.slice(1)
+  const admin = new pg.Client({ connectionString: adminDatabaseUrl() })
+  await admin.connect()
+  t.teardown(() => admin.end())
+  await admin.query(`ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS false`)
+  try {
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [databaseName])
+    const metrics = await scrape(closed)
+    t.equal(metrics.types.get('api_requests_total'), 'counter')
+    t.equal(metrics.types.get('db_pool_connections'), 'gauge')
+    t.equal(metrics.types.get('sync_records'), undefined, 'the records by sync state, which it reads, are left out')
+  } finally {
+    await admin.query(`ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS true`)
+  }
+  await eventually(async () => (await scrape(closed)).types.get('sync_records') === 'gauge', {
+    what: 'the records by sync state back once the database is',
+  })
+  t.pass('they are back with the database')
 })
 
 t.end()

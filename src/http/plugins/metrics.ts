@@ -74,12 +74,24 @@ async function metricsPlugin(app: FastifyInstance, options: { pool: pg.Pool }): 
   let scraping: Promise<string> | undefined
   app.get(METRICS_PATH, OUTSIDE_CONTRACT, async (_request, reply) => {
     reply.type(registry.contentType)
-    scraping ??= registry.metrics().finally(() => (scraping = undefined))
+    scraping ??= scrape(registry).finally(() => (scraping = undefined))
     return scraping
   })
 
   const metrics: Metrics = { registry }
   app.decorate('metrics', metrics)
+}
+
+/**
+ * The registry's text, less the metrics whose collection failed (a database read while the database
+ * is out of reach): a scraper keeps the others, the pool's and the requests' above all, exactly
+ * when they matter, and a metric's absence says its read failed.
+ */
+async function scrape(registry: Registry): Promise<string> {
+  const texts = await Promise.all(
+    registry.getMetricsAsArray().map((metric) => registry.getSingleMetricAsString(metric.name).catch(() => undefined)),
+  )
+  return `${texts.filter((text) => text !== undefined).join('\n\n')}\n`
 }
 
 // The code of each request is the envelope's, which the request log reads.
