@@ -69,6 +69,9 @@ function databaseFailure(failure: Failure, where: Where): string | undefined {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return `the database host in DATABASE_URL (${db}) is unknown (${code}): correct the host name in DATABASE_URL`
   }
+  if (/connection terminated unexpectedly/i.test(why)) {
+    return `the server at ${db} closed the connection before answering (${why}): check that DATABASE_URL names a PostgreSQL server that lets this machine in`
+  }
   if (/does not support SSL/i.test(why))
     return `the database at ${db} does not support SSL, which DATABASE_URL asks for (sslmode): drop sslmode from DATABASE_URL, or enable SSL on the server`
   if (code === '28P01' || code === '28000')

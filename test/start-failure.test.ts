@@ -41,6 +41,10 @@ t.test('each known cause has its line: the cause, then the fix', async (t) => {
       /^cannot start: the database at db\.example:5433\/safety is unreachable .*DATABASE_URL/,
     ],
     [
+      new Error('Connection terminated unexpectedly'),
+      /^cannot start: the server at db\.example:5433\/safety closed the connection before answering .*: check that DATABASE_URL names/,
+    ],
+    [
       new Error('The server does not support SSL connections'),
       /^cannot start: the database at .* does not support SSL.*: drop sslmode from DATABASE_URL/,
     ],
