@@ -5110,7 +5110,7 @@ export type components = {
          * @enum {string}
          */
         MonitorAlarmCause: "1" | "2" | "3" | "4";
-        /** @description An alarm raised by the service from the readings of a point (ids are the service's). One alarm per excursion and kind: reaching level 2 raises `level` and `maxLevel`, falling back lowers `level`, clearing ends it (`status` cleared, `endTime`, `endValue`). Handling (`raised` → `acknowledged` → `disposed`, or `raised` → `disposed`) is independent of the condition. Every change is an entry of the alarm's history (`userName` `system` for the service's own). */
+        /** @description An alarm raised by the service from the readings of a point (ids are the service's). One alarm per excursion and kind: reaching level 2 raises `level` and `maxLevel`, falling back lowers `level`, clearing ends it (`status` cleared, `endTime`, `endValue`). Handling (`raised` → `acknowledged` → `disposed`, or `raised` → `disposed`) is independent of the condition. Every change is an entry of the alarm's history (`userName` `system` for the service's own). An alarm still active when its equipment is deleted is cleared as of the deletion (`endTime` the deletion's time, `endValue` null, by `system`), within seconds: no reading could clear it any more. */
         MonitorAlarm: {
             id?: components["schemas"]["Id"];
             monitorEquipId?: components["schemas"]["Id"];

@@ -1,5 +1,6 @@
 // The background work of live monitoring, on the process's pg-boss (store/background.ts):
-// - the offline sweep: raises `offline` for the points whose deadline has come. A timer of each
+// - the offline sweep: raises `offline` for the points whose deadline has come, and clears the
+//   alarms of equipment deleted while they were active (no reading can clear them any more). A timer of each
 //   instance asks for a sweep every few seconds (a cron runs at most once a minute; the alarm is due
 //   within 15 s of its deadline), and a cron each minute asks too, should no instance's timer run.
 //   The queue holds one waiting job at most, so instances sharing the database sweep in turn, and
@@ -8,6 +9,7 @@
 //   dropped, hourly and at start.
 import type { FastifyBaseLogger } from 'fastify'
 import { checkOffline, offlineDeadline } from '../domain/monitoring/alarm-evaluation.ts'
+import type { AlarmStore } from '../store/alarm-store.ts'
 import type { Background } from '../store/background.ts'
 import { inTransaction } from '../store/database.ts'
 import { type PointUpdate, readingSecond, type ReadingStore } from '../store/reading-store.ts'
@@ -26,6 +28,7 @@ export class MonitoringJobs {
   private readonly pool: pg.Pool
   private readonly background: Background
   private readonly readings: ReadingStore
+  private readonly alarms: AlarmStore
   private readonly ingest: ReadingIngest
   private readonly retentionDays: number
   private readonly clock: () => number
@@ -36,6 +39,7 @@ export class MonitoringJobs {
     pool: pg.Pool
     background: Background
     readings: ReadingStore
+    alarms: AlarmStore
     ingest: ReadingIngest
     retentionDays: number
     clock: () => number
@@ -44,6 +48,7 @@ export class MonitoringJobs {
     this.pool = options.pool
     this.background = options.background
     this.readings = options.readings
+    this.alarms = options.alarms
     this.ingest = options.ingest
     this.retentionDays = options.retentionDays
     this.clock = options.clock
@@ -56,7 +61,10 @@ export class MonitoringJobs {
     // does not stop the start: ingest makes the partitions its readings need, and the job runs hourly.
     await this.maintainPartitions().catch((error: unknown) => this.log.warn({ err: error }, 'reading partitions: left to the next run'))
     await background.queue(PARTITIONS_QUEUE, { policy: 'stately', cron: '7 * * * *' }, async () => void (await this.maintainPartitions()))
-    await background.queue(OFFLINE_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => void (await this.sweepOffline()))
+    await background.queue(OFFLINE_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => {
+      await this.sweepOffline()
+      await this.clearAlarmsOfDeleted()
+    })
     const ask = () => void background.boss.send(OFFLINE_QUEUE, {}).catch((error: unknown) => this.log.warn({ err: error }, 'offline sweep'))
     ask()
     this.timer = setInterval(ask, SWEEP_EVERY_SECONDS * 1000).unref()
@@ -93,6 +101,24 @@ export class MonitoringJobs {
         return points.length
       })
       if (taken < SWEEP_PAGE) return raised
+    }
+  }
+
+  /**
+   * Clears the active alarms of deleted equipment, as of the deletion (by `system`, `endValue`
+   * null); answers how many. Two instances at once clear each alarm once: the clear changes only
+   * an alarm still active.
+   */
+  async clearAlarmsOfDeleted(): Promise<number> {
+    let cleared = 0
+    for (;;) {
+      const found = await inTransaction(this.pool, async (db) => {
+        const alarms = await this.alarms.activeOfDeleted(db, SWEEP_PAGE)
+        for (const alarm of alarms) await this.alarms.clear(db, alarm.monitorEquipId, alarm.kind, alarm.deletedAt, null)
+        return alarms.length
+      })
+      cleared += found
+      if (found < SWEEP_PAGE) return cleared
     }
   }
 

@@ -79,7 +79,16 @@ export function liveMonitoring(
   const retentionDays = config.readingsRetentionDays
   const ingest = new ReadingIngest({ pool, readings, alarms: alarmStore, compiles: shared.compiles, document, retentionDays, clock })
   const reads = new ReadingReads(new ReadingQueries({ pool, format, timeZone: config.timeZone }))
-  const jobs = new MonitoringJobs({ pool, background: shared.background, readings, ingest, retentionDays, clock, log: shared.log })
+  const jobs = new MonitoringJobs({
+    pool,
+    background: shared.background,
+    readings,
+    alarms: alarmStore,
+    ingest,
+    retentionDays,
+    clock,
+    log: shared.log,
+  })
   return {
     jobs,
     parts: (history, attachments) => ({

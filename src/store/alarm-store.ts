@@ -142,9 +142,24 @@ export class AlarmStore {
     await db.query(updateStatement(fields), [monitorEquipId, kind, ...values, JSON.stringify(changes)])
   }
 
+  /** Active alarms of deleted equipment (at most `limit`), with the time of the deletion. */
+  async activeOfDeleted(db: Queryable, limit: number): Promise<{ monitorEquipId: string; kind: AlarmKindName; deletedAt: Date }[]> {
+    const { rows } = await db.query(
+      `SELECT a."monitorEquipId", a.kind, e."updateTime" AS "deletedAt" FROM monitor_alarm AS a ` +
+        `JOIN monitor_equip AS e ON e.id = a."monitorEquipId" WHERE a.status = 'active' AND e.live IS NULL LIMIT $1`,
+      [limit],
+    )
+    return rows
+  }
+
   /** Ends the open alarm of this point and kind. */
   async clear(db: Queryable, monitorEquipId: string, kind: AlarmKindName, endTime: Date, endValue: string | null): Promise<void> {
-    const changes = { status: ['active', 'cleared'], endTime: [null, endTime.toISOString()], endValue: [null, endValue] }
+    // An offline alarm ends without a value: its endValue stays null, no change to record.
+    const changes = {
+      status: ['active', 'cleared'],
+      endTime: [null, endTime.toISOString()],
+      ...(endValue === null ? {} : { endValue: [null, endValue] }),
+    }
     await db.query(CLEAR, [monitorEquipId, kind, endTime, endValue, JSON.stringify(changes)])
   }
 

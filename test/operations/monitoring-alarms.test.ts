@@ -170,6 +170,27 @@ t.test('shelving: until within 7 days ahead; alarms raised meanwhile are flagged
   t.equal((await call('/hazard/monitorAlarm/search', { conditions: [{ field: 'shelved', op: 'eq', value: 'yes' }] })).code, 1002)
 })
 
+t.test('equipment deleted with an alarm active: the alarm is cleared as of the deletion, by system', async (t) => {
+  await must('/hazard/monitorEquip/add', record('monitorEquip', 'D-1', { oneLevelHigh: '1.6', offlineAfterSeconds: 0 }))
+  await send('D-1', '1.7')
+  const [alarm] = await alarmsOf('D-1')
+  t.match(alarm, { kind: 'high', status: 'active' })
+  await must('/hazard/monitorEquip/delete', { id: 'D-1' })
+  const deletion = (await must('/hazard/monitorEquip/history', { id: 'D-1' })).list[0]
+  t.equal(deletion.action, 'delete')
+  const cleared = await eventually(
+    async () => {
+      const found = await must('/hazard/monitorAlarm/getById', { id: alarm.id })
+      return found.status === 'cleared' && found
+    },
+    { what: 'the alarm of the deleted equipment cleared' },
+  )
+  t.match(cleared, { endTime: deletion.time, endValue: null })
+  const [entry] = (await must('/hazard/monitorAlarm/history', { id: alarm.id })).list
+  t.equal(entry.userName, 'system')
+  t.same(Object.keys(entry.changes).sort(), ['endTime', 'status'])
+})
+
 t.test('offline is raised by the clock at its deadline and cleared by the next reading received', async (t) => {
   await must('/hazard/monitorEquip/add', record('monitorEquip', 'O-1', { offlineAfterSeconds: 10 }))
   const received = Date.now() + offset
@@ -184,6 +205,8 @@ t.test('offline is raised by the clock at its deadline and cleared by the next r
   await send('O-1', '1.0', received - 5000)
   const [cleared] = await alarmsOf('O-1')
   t.match(cleared, { status: 'cleared', endValue: null })
+  const { list } = await must('/hazard/monitorAlarm/history', { id: cleared.id })
+  t.same(Object.keys(list[0].changes).sort(), ['endTime', 'status'], 'the clear records what changed: no endValue, null before and after')
 })
 
 t.test('offline counts from the last reading received: the deadline of an earlier one raises nothing', async (t) => {
