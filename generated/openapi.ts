@@ -7584,7 +7584,7 @@ export type components = {
          *     }
          */
         EventListRequest: {
-            /** @description The position to read after: `next` of the previous page (0 or none: from the oldest kept). A position, not an id. */
+            /** @description The position to read after: `next` of the previous page (none: from the oldest kept; 0 too, and once events were pruned `data.gap` then says so, 0 lying below the oldest kept minus one). A position, not an id. */
             after?: number;
             /** @description Only events of these types (the others are passed over); none or empty for every type. */
             types?: components["schemas"]["EventType"][];
@@ -7630,7 +7630,7 @@ export type components = {
         WebhookId: string;
         /**
          * Format: uri
-         * @description Where events are POSTed: an http(s) URL. Refused (1002) when its host is, or resolves to, an address on a loopback, private (RFC 1918), carrier-grade NAT, link-local (cloud metadata included), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified network (IPv4-mapped IPv6 forms included), or does not resolve; the name is resolved again at each delivery and such addresses are never connected to. WEBHOOK_ALLOW_PRIVATE=true lifts this (tests, isolated networks).
+         * @description Where events are POSTed: an http(s) URL. Refused (1002) when its host is, or resolves to, an address on a loopback, private (RFC 1918), carrier-grade NAT, link-local (cloud metadata included), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified network (IPv4-mapped IPv6 forms included, and the IPv4-compatible `::/96`, IPv4-translated `::ffff:0:0:0/96` and local-use NAT64 `64:ff9b:1::/48` networks; a well-known NAT64 address `64:ff9b::/96` is judged by the IPv4 address it carries), or does not resolve; the name is resolved again at each delivery and such addresses are never connected to. WEBHOOK_ALLOW_PRIVATE=true lifts this (tests, isolated networks).
          */
         WebhookUrl: string;
         /** @description The event types delivered to the endpoint. */
@@ -7760,6 +7760,7 @@ export type components = {
                     type: string;
                     /** @description Which attempt of this delivery (1 the first). */
                     attempt: number;
+                    /** @description When the attempt ended (its answer came, or it failed or timed out). */
                     time: components["schemas"]["Instant"];
                     /** @description The HTTP status answered; null when no answer came. */
                     status: number | null;

@@ -1,7 +1,7 @@
 // Where webhooks may go (docs/events.md): never to loopback, private (RFC 1918), carrier-grade NAT,
 // link-local (cloud metadata among them), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified
-// addresses, nor IPv4-mapped IPv6 forms of them (node's BlockList matches those against the IPv4
-// rules), unless WEBHOOK_ALLOW_PRIVATE=true. Checked when an endpoint is added or updated (its name
+// addresses, nor IPv6 forms of them (IPv4-mapped ones, which node's BlockList matches against the
+// IPv4 rules; IPv4-compatible and translated ones; NAT64), unless WEBHOOK_ALLOW_PRIVATE=true. Checked when an endpoint is added or updated (its name
 // must resolve then) and again at each connection (the lookup the delivery's request makes).
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { lookup } from 'node:dns/promises'
@@ -21,9 +21,12 @@ for (const [network, prefix] of [
 ] as const) {
   refused.addSubnet(network, prefix, 'ipv4')
 }
+// ::/96 holds the unspecified and loopback addresses and the deprecated IPv4-compatible forms
+// (::127.0.0.1); ::ffff:0:0:0/96 the IPv4-translated ones; 64:ff9b:1::/48 local-use NAT64.
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
 ] as const) {
@@ -32,7 +35,24 @@ for (const [network, prefix] of [
 
 export function isRefusedAddress(address: string): boolean {
   const family = isIP(address)
-  return family === 0 || refused.check(address, family === 4 ? 'ipv4' : 'ipv6')
+  if (family === 0) return true
+  if (family === 4) return refused.check(address, 'ipv4')
+  const embedded = nat64Embedded(address)
+  return refused.check(address, 'ipv6') || (embedded !== undefined && refused.check(embedded, 'ipv4'))
+}
+
+/**
+ * The IPv4 address a well-known NAT64 address (64:ff9b::/96) stands for, in its last 32 bits: a
+ * NAT64 gateway would connect to it. The URL parser writes an IPv6 address in hexadecimal groups.
+ */
+function nat64Embedded(address: string): string | undefined {
+  const [head, tail = ''] = new URL(`http://[${address}]`).hostname.slice(1, -1).split('::')
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)))
+  const left = groups(head)
+  const right = groups(tail)
+  const all = [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right]
+  if (all[0] !== 0x64 || all[1] !== 0xff9b || all.slice(2, 6).some((group) => group !== 0)) return undefined
+  return [all[6] >> 8, all[6] & 255, all[7] >> 8, all[7] & 255].join('.')
 }
 
 /** The URL's host without the brackets of an IPv6 literal. */

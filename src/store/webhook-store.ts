@@ -169,6 +169,7 @@ export class WebhookStore {
       [id, patch.url ?? null, patch.types ?? null, patch.description ?? null, patch.enabled ?? null],
     )
     if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    if (patch.enabled === false) await this.endDeliveries(db, id)
   }
 
   async delete(id: string): Promise<void> {
@@ -337,6 +338,11 @@ export class WebhookStore {
       endpoint,
       reason,
     ])
+    await this.endDeliveries(db, endpoint)
+  }
+
+  /** Ends every delivery to the endpoint still under way `failed`, and so the last attempt of each. */
+  private async endDeliveries(db: Queryable, endpoint: string): Promise<void> {
     await db.query(
       `WITH ended AS (UPDATE webhook_delivery SET state = 'failed' WHERE endpoint = $1 AND state IN ('waiting', 'pending') ` +
         `RETURNING id, attempts) ${LAST_ATTEMPT_FAILED}`,
