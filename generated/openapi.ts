@@ -688,7 +688,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `MonitorEquipRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1313,7 +1313,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `RiskUnitRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1604,7 +1604,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `RiskEventsRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -1895,7 +1895,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `RiskMeasuresRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -2212,7 +2212,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TroubleshootTaskRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -2503,7 +2503,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TroubleshootRecordRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -2796,7 +2796,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TroubleshootInfoRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -3089,7 +3089,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TicketBaseInfoRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -3380,7 +3380,7 @@ export type paths = {
          *
          *     - `conditions`: up to 20 `{field, op, value}`; `field` is any field of `TrainBaseInfoRecord` (declared fields and the server-kept `companyCode`, `createTime`, `updateTime`, `createBy`, `updateBy`, `sync_status`, `sync_time`, e.g. `{"field":"sync_status","op":"eq","value":"failed"}` finds every record whose push failed); `op` one of `eq, ne, in, like, gt, gte, lt, lte, isNull` (see `SearchOperator`).
          *     - `like` matches a substring; `%` and `_` in the value are literal. `isNull` takes `true` / `false`. `in` takes a non-empty array of at most 500 values.
-         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
+         *     - `orderBy`: up to 5 `{field, direction}` with `direction` `asc` (default) or `desc`; a field's nulls come after its values in `asc`, before them in `desc`; ties are broken by `id` asc (on the park, then `companyCode`). Without `orderBy` the order is that of `list` (`updateTime` desc, then `id` asc).
          *     - An unknown field or operator, or a value of the wrong shape, answers 1002. Values are always bound as parameters, never spliced into SQL.
          *
          *     On the park edition the page covers every enterprise the caller may see (an `enterprise` account sees its own only); `companyCode` is a condition like any other field, and so is `sync_error` (on the enterprise edition, why a record's push failed: e.g. `{field: sync_status, op: eq, value: failed}` lists the records that did not arrive, with their reason).
@@ -3714,7 +3714,7 @@ export type components = {
             total: number;
             /** @description true when `total` is exact (at most 10 000 matches, or on the park one enterprise's records alone, of any number), false when it is the database's estimate (always more than 10 000): when more than 10 000 matched, or when 100 000 or more were expected. */
             totalExact: boolean;
-            /** @description Page number of this page (as asked; with `after` the page is the one after the cursor). */
+            /** @description The request's `pageNum`, echoed (1 when not sent). With `after` the page is the one after the cursor, whatever its number. */
             pageNum: number;
             /** @description Page size used. */
             pageSize: number;
