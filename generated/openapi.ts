@@ -883,7 +883,7 @@ export type paths = {
         put?: never;
         /**
          * Readings of one point
-         * @description The readings of one point with `from <= time < to`, ascending by time, `pageSize` (1..5 000, default 500) at a time; `next` is the cursor of the following page for `after` (null on the last). Readings of a deleted point stay readable. Roles: every role but `collector`.
+         * @description The readings of one point with `from <= time < to` (`to` before `from` answers 1002; equal, nothing), ascending by time, `pageSize` (1..5 000, default 500) at a time; `next` is the cursor of the following page for `after` (null on the last). Readings of a deleted point stay readable. Roles: every role but `collector`.
          */
         post: operations["hazardMonitorDataList"];
         delete?: never;
@@ -903,7 +903,7 @@ export type paths = {
         put?: never;
         /**
          * Aggregates of readings by time bucket
-         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings: `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`. On the park edition: answered from the one-minute aggregates its enterprises push (`/system/push/readings`, kept `READINGS_RETENTION_DAYS` of the park, as readings are), `from` and `to` rounded down to the minute, buckets aligned to the zone each enterprise pushed with its supervision facts (`enterpriseZone`; the park's `TZ` until it pushed one), instants written in the park's `TZ`; `companyCode` names the enterprise of the points, and a call naming a point id held by several enterprises without it is refused whole (1002 naming `companyCode`); each entry carries its `companyCode`. An `enterprise` account reads its own enterprise only.
+         * @description Per point named (1..100), the buckets of `from <= time < to` that hold readings (`to` before `from` answers 1002; equal, nothing): `{time, min, max, avg, last, count}` with `time` the bucket's start, buckets aligned to the configured zone (`TZ`; a `1d` bucket is a local day). `min`, `max` and `last` are values as sent (of equal numbers spelled differently, the earliest by reading time); `avg` is rounded half away from zero to 6 decimals, trailing zeros dropped. Points without readings in the window answer an empty `buckets`. Roles: every role but `collector`. On the park edition: answered from the one-minute aggregates its enterprises push (`/system/push/readings`, kept `READINGS_RETENTION_DAYS` of the park, as readings are), `from` and `to` rounded down to the minute, buckets aligned to the zone each enterprise pushed with its supervision facts (`enterpriseZone`; the park's `TZ` until it pushed one), instants written in the park's `TZ`; of equal numbers spelled differently, `last` is the earliest spelling among the pushed minutes' `min`, `max` and `last` (the park holds no single readings: a spelling seen only between them is not known there); `companyCode` names the enterprise of the points, and a call naming a point id held by several enterprises without it is refused whole (1002 naming `companyCode`); each entry carries its `companyCode`. An `enterprise` account reads its own enterprise only.
          */
         post: operations["hazardMonitorDataAggregate"];
         delete?: never;
@@ -5052,7 +5052,7 @@ export type components = {
             data: components["schemas"]["MonitorAggregate"] | null;
         } & WithRequired<components["schemas"]["Envelope"], "data">;
         /**
-         * @description Body of `hazard/monitorData/latest`: the points named (every point with readings when omitted), a page of them ordered by `monitorEquipId`.
+         * @description Body of `hazard/monitorData/latest`: the points named (every live point when omitted, those without a reading yet included, with nulls), a page of them ordered by `monitorEquipId`.
          * @example {
          *       "monitorEquipIds": [
          *         "ME-001",

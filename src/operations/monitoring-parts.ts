@@ -7,6 +7,7 @@ import type { Config } from '../config.ts'
 import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { instantSeconds } from '../contract/storable.ts'
+import { checkWindow } from '../domain/monitoring/reading-window.ts'
 import { AlarmStore } from '../store/alarm-store.ts'
 import type { Background } from '../store/background.ts'
 import type { HistoryStore } from '../store/history-store.ts'
@@ -32,11 +33,13 @@ export class ReadingReads {
   }
 
   list(body: { monitorEquipId: string; from: string; to: string; pageSize?: number; after?: string }) {
+    checkWindow(body)
     const { monitorEquipId, pageSize = 500, after } = body
     return this.queries.list({ monitorEquipId, from: secondAtOrAfter(body.from), to: secondAtOrAfter(body.to), pageSize, after })
   }
 
   aggregate(body: { monitorEquipIds: string[]; from: string; to: string; bucket: Bucket }) {
+    checkWindow(body)
     const monitorEquipIds = [...new Set(body.monitorEquipIds)]
     return this.queries.aggregate({ monitorEquipIds, from: secondAtOrAfter(body.from), to: secondAtOrAfter(body.to), bucket: body.bucket })
   }

@@ -5,6 +5,7 @@ import type { CompileOnFirstUse } from '../contract/compile-on-first-use.ts'
 import type { OpenApiDocument } from '../contract/openapi-document.ts'
 import { instantSeconds } from '../contract/storable.ts'
 import { describeErrors, type Validator } from '../contract/validation.ts'
+import { checkWindow } from '../domain/monitoring/reading-window.ts'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
 import {
   type HeldPoint,
@@ -67,6 +68,7 @@ export class ParkMonitoring {
     body: { monitorEquipIds: string[]; from: string; to: string; bucket: Bucket; companyCode?: string },
     ownCompany: string | undefined,
   ) {
+    checkWindow(body)
     const ids = [...new Set(body.monitorEquipIds)]
     const points = await this.resolve(ids, companyOf(body.companyCode, ownCompany))
     const buckets = await this.store.aggregate([...points.values()], minuteOf(body.from), minuteOf(body.to), body.bucket)

@@ -94,14 +94,28 @@ export class ParkMonitoringStore extends ZonedReads {
    * minutes, aligned to the zone its enterprise pushed (the configured one until it pushed one).
    */
   async aggregate(points: HeldPoint[], from: number, to: number, bucket: Bucket): Promise<Map<string, BucketOut[]>> {
-    const zone = `zone_name(coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = m."companyCode"), ${literal(this.timeZone)}))`
-    const start = `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, m.minute AT TIME ZONE ${zone}, timestamp '2000-01-01') AT TIME ZONE ${zone}`
+    const start = (m: string) => {
+      const zone = `zone_name(coalesce((SELECT z."timeZone" FROM park_enterprise_zone z WHERE z."companyCode" = ${m}."companyCode"), ${literal(this.timeZone)}))`
+      return `date_bin(${literal(BUCKET_INTERVALS[bucket])}::interval, ${m}.minute AT TIME ZONE ${zone}, timestamp '2000-01-01') AT TIME ZONE ${zone}`
+    }
+    // A minute's min, max and last are each the earliest spelling of its number in that minute. Of
+    // the newest minute's last number, the bucket gives the spelling of the earliest minute where
+    // one of those three holds it; looked up only where a spelling is not the number's plain text.
+    const plain = (text: string) => `${text} = trim_scale(${text}::numeric)::text`
+    const earliestLast =
+      `(SELECT v.t FROM park_reading_minute AS e CROSS JOIN LATERAL (VALUES (e.min), (e.max), (e.last)) AS v(t) ` +
+      `WHERE e."companyCode" = b."companyCode" AND e."monitorEquipId" = b."monitorEquipId" AND e.minute >= b.bucket ` +
+      `AND e.minute < b.bucket + ${literal(BUCKET_INTERVALS[bucket])}::interval + interval '1 hour' AND ${start('e')} = b.bucket ` +
+      `AND v.t::numeric = b.last::numeric ORDER BY e.minute LIMIT 1)`
     const { rows } = await this.pool.query(
-      `SELECT m."companyCode", m."monitorEquipId", ${start} AS bucket, sum(m.count)::int AS count, ` +
+      `WITH b AS (SELECT m."companyCode", m."monitorEquipId", ${start('m')} AS bucket, sum(m.count)::int AS count, ` +
         `(array_agg(m.min ORDER BY m.min::numeric, m.minute))[1] AS min, (array_agg(m.max ORDER BY m.max::numeric DESC, m.minute))[1] AS max, ` +
-        `(array_agg(m.last ORDER BY m.minute DESC))[1] AS last, ${meanSql('sum(m.sum)', 'sum(m.count)')} AS avg ` +
+        `(array_agg(m.last ORDER BY m.minute DESC))[1] AS last, ${meanSql('sum(m.sum)', 'sum(m.count)')} AS avg, ` +
+        `count(*) > 1 AND NOT bool_and(${plain('m.min')} AND ${plain('m.max')} AND ${plain('m.last')}) AS varied ` +
         `FROM park_reading_minute m JOIN unnest($1::text[], $2::text[]) AS p(company, id) ON m."companyCode" = p.company AND m."monitorEquipId" = p.id ` +
-        `WHERE m.minute >= to_timestamp($3) AND m.minute < to_timestamp($4) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+        `WHERE m.minute >= to_timestamp($3) AND m.minute < to_timestamp($4) GROUP BY 1, 2, 3) ` +
+        `SELECT b."companyCode", b."monitorEquipId", b.bucket, b.count, b.min, b.max, b.avg, ` +
+        `CASE WHEN b.varied THEN coalesce(${earliestLast}, b.last) ELSE b.last END AS last FROM b ORDER BY 1, 2, 3`,
       [points.map((point) => point.companyCode), points.map((point) => point.monitorEquipId), from, to],
     )
     const byPoint = new Map<string, BucketOut[]>()

@@ -94,6 +94,20 @@ t.test('aggregate: a 1d bucket is a local day; min, max, last as sent (earliest 
   t.same(tens.list[0].buckets, [{ time: day(0), min: '1.50', max: '2.0', avg: '1.833333', last: '1.50', count: 3 }])
 })
 
+t.test('list and aggregate: to before from answers 1002; to equal to from, nothing', async (t) => {
+  const reversed = { from: at(10), to: at(5) }
+  const empty = { from: at(1), to: at(1) }
+  for (const [path, body] of [
+    ['/hazard/monitorData/list', { monitorEquipId: 'R-1' }],
+    ['/hazard/monitorData/aggregate', { monitorEquipIds: ['R-1'], bucket: '1m' }],
+  ] as const) {
+    t.match(await call(path, { ...body, ...reversed }), { code: 1002, msg: 'to: must not be before from' }, path)
+    const answer = await call(path, { ...body, ...empty })
+    t.equal(answer.code, 0, path)
+    t.same(path.endsWith('list') ? answer.data.list : answer.data.list[0].buckets, [], `${path}: an empty window`)
+  }
+})
+
 t.test('latest: each live point with its newest reading by time, or nulls before the first', async (t) => {
   await must('/hazard/monitorEquip/add', record('monitorEquip', 'R-3'))
   const data = await must('/hazard/monitorData/latest', { monitorEquipIds: ['R-1', 'R-3', 'R-404'] })

@@ -324,4 +324,29 @@ t.test('enterprise/list counts active alarms (shelved left out) by kind and leve
   t.same(mine.activeAlarmsByKind, [{ kind: 'outOfRange', level: null, count: 1 }])
   t.equal(mine.offlinePoints, 0)
 })
+t.test("equal numbers spelled differently across minutes: the park's last is the earliest spelling, as the enterprise's", async (t) => {
+  await onEnterprise(
+    '/hazard/monitorEquip/add',
+    record('monitorEquip', 'PM-3', { rangeMin: '-10', rangeMax: '100', offlineAfterSeconds: 0, ...NO_THRESHOLDS }),
+  )
+  await send('PM-3', [
+    [2000, '7.0'],
+    [2060, '7'],
+    [2070, '5'],
+    [2130, '5.00'],
+    [2400, '-0'],
+    [2460, '0'],
+    [2520, '-0.00'],
+  ])
+  await sameAggregates(t, ['PM-3'], 0, 3600)
+  const { mine } = await aggregates(['PM-3'], 0, 3600, '10m')
+  t.same(
+    mine[0].buckets.map((bucket: any) => bucket.last),
+    ['5', '-0'],
+    'each bucket: the earliest spelling of its newest number',
+  )
+  const reversed = await onPark('/hazard/monitorData/aggregate', { monitorEquipIds: ['PM-3'], from: at(600), to: at(0), bucket: '1m' })
+  t.match(reversed, { code: 1002, msg: 'to: must not be before from' }, 'to before from, on the park too')
+})
+
 t.end()
