@@ -1,8 +1,9 @@
 // The background work of live monitoring, on the process's pg-boss (store/background.ts):
 // - the offline sweep: raises `offline` for the points whose deadline has come, and clears the
-//   alarms of equipment deleted while they were active (no reading can clear them any more). A timer of each
-//   instance asks for a sweep every few seconds (a cron runs at most once a minute; the alarm is due
-//   within 15 s of its deadline), and a cron each minute asks too, should no instance's timer run.
+//   alarms of equipment deleted while they were active (no reading can clear them any more). A
+//   timer of each instance asks for a sweep every few seconds (a cron runs at most once a minute;
+//   the alarm is due within 15 s of its deadline), and a cron each minute asks too, should no
+//   instance's timer run.
 //   The queue holds one waiting job at most, so instances sharing the database sweep in turn, and
 //   rows are taken SKIP LOCKED. The timer does not keep an idle process alive.
 // - the readings' partitions: the next days' made ahead and those past READINGS_RETENTION_DAYS

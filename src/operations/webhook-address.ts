@@ -1,8 +1,9 @@
 // Where webhooks may go (docs/events.md): never to loopback, private (RFC 1918), carrier-grade NAT,
 // link-local (cloud metadata among them), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified
 // addresses, nor IPv6 forms of them (IPv4-mapped ones, which node's BlockList matches against the
-// IPv4 rules; IPv4-compatible and translated ones; NAT64), unless WEBHOOK_ALLOW_PRIVATE=true. Checked when an endpoint is added or updated (its name
-// must resolve then) and again at each connection (the lookup the delivery's request makes).
+// IPv4 rules; IPv4-compatible and translated ones; NAT64), unless WEBHOOK_ALLOW_PRIVATE=true.
+// Checked when an endpoint is added or updated (its name must resolve then) and again at each
+// connection (the lookup the delivery's request makes).
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { lookup } from 'node:dns/promises'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
