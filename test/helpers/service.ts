@@ -2,6 +2,7 @@
 // against the OpenAPI document: a test that calls an operation also proves its response shape.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { eventually } from './eventually.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { listOperations, loadOpenApi, resolveRef } from '../../src/contract/openapi-document.ts'
 import { createAjv, describeErrors, type Validator } from '../../src/contract/validation.ts'
@@ -37,6 +38,13 @@ export async function freshDatabase(t: TestContext): Promise<string> {
   t.after(async () => {
     const dropper = new pg.Client({ connectionString: admin })
     await dropper.connect()
+    // A pool's end() resolves before its connections have closed: let them close before the drop
+    // forces the rest, or a closing one hears "terminating connection" as an error of its own.
+    const connected = async () =>
+      (await dropper.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].n > 0
+    await eventually(async () => !(await connected()), { timeoutMs: 2000, everyMs: 20, what: `${name} left by its connections` }).catch(
+      () => undefined,
+    )
     await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await dropper.end()
   })
