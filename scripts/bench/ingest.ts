@@ -7,7 +7,6 @@
 // Rounds alternate the two loads and the median of the rounds' ratios is judged. Also: the CPU each
 // process spends per 1 000 readings (steadier than rates on a shared machine), and the bytes a
 // reading takes on disk.
-import { readdirSync, readFileSync } from 'node:fs'
 import pg from 'pg'
 import { ensureEnterpriseAccount } from '../dev/park-account.ts'
 import { rememberingLast } from '../../src/contract/remember-last.ts'
@@ -15,7 +14,7 @@ import { READING_EPOCH } from '../../src/store/reading-store.ts'
 import { fail, halted, median, note } from './common.ts'
 import { type Databases, withPool } from './database.ts'
 import { login, ok } from './http.ts'
-import { COMPANY_CODE, cpuSeconds, EDITION_PASSWORD, type Proc, startEdition, stop } from './processes.ts'
+import { backendCpuSeconds, COMPANY_CODE, cpuSeconds, EDITION_PASSWORD, type Proc, startEdition, stop } from './processes.ts'
 import { addRow } from './report.ts'
 import { settings } from './settings.ts'
 
@@ -59,21 +58,6 @@ interface Load {
   /** CPU seconds spent so far by the processes of the load, by process (the database's backends when it is local). */
   cpu(): Record<string, number>
   close(): Promise<void>
-}
-
-/** CPU seconds of the local PostgreSQL backends serving `url`'s database (0 when it is not local). */
-function backendCpuSeconds(url: string): number {
-  const database = new URL(url).pathname.slice(1)
-  let total = 0
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue
-      total += cpuSeconds({ pid: Number(pid) } as Proc) ?? 0
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total
 }
 
 function continuing(send: (readings: Reading[]) => Promise<void>, start: number): Load['run'] {

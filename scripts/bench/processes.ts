@@ -3,7 +3,7 @@
 // runs them, configured by the environment). BENCH_CPU_PROF=<dir> runs them under `node --cpu-prof`
 // (<dir>/<name>-<time>.cpuprofile, written when they stop).
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { MAIN, MAIN_V8_FLAGS, mainEnv } from '../dev/editions.ts'
 import { ensureEnterpriseAccount, type ParkAccount } from '../dev/park-account.ts'
@@ -171,7 +171,7 @@ export function memory(proc: Proc): { rss: number; peak: number } | undefined {
 }
 
 /** CPU time the process has used so far (s, all its threads), from /proc/<pid>/stat (Linux's 100 ticks a second). */
-export function cpuSeconds(proc: Proc): number | undefined {
+export function cpuSeconds(proc: Pick<Proc, 'pid'>): number | undefined {
   try {
     const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -179,4 +179,19 @@ export function cpuSeconds(proc: Proc): number | undefined {
   } catch {
     return undefined
   }
+}
+
+/** CPU seconds of the local PostgreSQL backends serving `url`'s database (0 when it is not local). */
+export function backendCpuSeconds(url: string): number {
+  const database = new URL(url).pathname.slice(1)
+  let total = 0
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue
+      total += cpuSeconds({ pid: Number(pid) }) ?? 0
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
 }
