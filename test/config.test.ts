@@ -1,6 +1,7 @@
 // Every variable validated at start; a bad value is one line naming the variable.
 
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import Ajv2020Module from 'ajv/dist/2020.js'
 import t from 'tap'
@@ -105,3 +106,18 @@ t.test('the service refuses to start on a bad value with one line and a non-zero
 })
 
 t.end()
+
+t.test('every variable is documented with its default, in the README or in docs/operations.md', async (t) => {
+  const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+  const rows = `${read('README.md')}\n${read('docs/operations.md')}`.split('\n').filter((line) => line.startsWith('| `'))
+  for (const [name, rule] of Object.entries(schema.properties) as [string, { default?: unknown; minimum?: number; maximum?: number }][]) {
+    const row = rows.find((line) => line.split('|')[1].includes(`\`${name}\``))
+    if (!row) {
+      t.fail(`${name} is in no table`)
+      continue
+    }
+    if (rule.default !== undefined) t.ok(row.includes(`\`${String(rule.default)}\``), `${name}: its default ${String(rule.default)}`)
+    // The tuning table has a column of ranges; the README's rows say their bounds in words.
+    if (rule.minimum !== undefined && name !== 'PORT') t.ok(row.includes(String(rule.minimum)), `${name}: its minimum ${rule.minimum}`)
+  }
+})
