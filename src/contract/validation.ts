@@ -190,6 +190,13 @@ function describe(error: ErrorObject, prefix: string, root: string): Message {
           : message('formatOther', { at, format: String(error.params.format) })
     case 'pattern':
       return message('pattern', { at, pattern: String(error.params.pattern) })
+    case 'type': {
+      // A list of types (`[string, null]`), which Ajv's text joins with bare commas, reads as words.
+      const types = String(error.params.type).split(',')
+      if (types.length > 1)
+        return message('typeEither', { at: at || root, types: types.slice(0, -1).join(', '), last: types[types.length - 1] })
+      return ruleBroken(error, at || root)
+    }
     default:
       return ruleBroken(error, at || root)
   }

@@ -69,6 +69,7 @@ export const catalogue = {
   formatOther: { en: '{at}: must be a valid {format}', zh: '{at} 必须是有效的 {format}' },
   pattern: { en: '{at}: must match the pattern {pattern}', zh: '{at} 必须符合格式 {pattern}' },
   type: { en: '{at}: must be {type}', zh: '{at} 的类型必须为 {type}' },
+  typeEither: { en: '{at}: must be {types} or {last}', zh: '{at} 的类型必须为 {types} 或 {last}' },
   maxLength: { en: '{at}: must NOT have more than {limit} characters', zh: '{at} 长度不能超过 {limit} 个字符' },
   minLength: { en: '{at}: must NOT have fewer than {limit} characters', zh: '{at} 长度不能少于 {limit} 个字符' },
   maxItems: { en: '{at}: must NOT have more than {limit} items', zh: '{at} 不能多于 {limit} 项' },

@@ -15,6 +15,8 @@ const validate = ajv.compile({
     day: { type: 'string', format: 'date' },
     list: { type: 'array', items: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } },
     maybe: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
+    either: { type: ['string', 'null'] },
+    several: { type: ['string', 'integer', 'null'] },
   },
 })
 
@@ -49,6 +51,11 @@ t.test('each error names its field and the rule broken', async (t) => {
 
 t.test('a nullable value: the branch about the value, not "must be null"', async (t) => {
   t.equal(message({ id: 'A', list: [], maybe: 'x' }), 'maybe: must be integer')
+})
+
+t.test('a list of types reads as words', async (t) => {
+  t.equal(message({ id: 'A', list: [], either: 1 }), 'either: must be string or null')
+  t.equal(message({ id: 'A', list: [], several: true }), 'several: must be string, integer or null')
 })
 
 t.test('at most five messages, joined', async (t) => {

@@ -121,6 +121,8 @@ t.test('a __proto__ member, or constructor.prototype, is an unknown field (200/1
     ['{"id":"RU-PROTO","riskUnitName":"x","__proto__":{"a":1}}', '__proto__'],
     ['{"id":"RU-PROTO","riskUnitName":"x","__proto__":null}', '__proto__'],
     ['{"id":"RU-PROTO","riskUnitName":"x","constructor":{"prototype":{}}}', 'constructor'],
+    // Deeper, it is named by its path, as other unknown fields are.
+    ['{"id":"RU-PROTO","riskUnitName":"x","extra":[{"a":1},{"__proto__":{}}]}', 'extra[1].__proto__'],
   ]) {
     const reply = await service.call('/prevent/riskUnit/add', undefined, { token, raw, headers: { 'content-type': 'application/json' } })
     t.same([reply.status, reply.body], [200, { msg: `${field}: unknown field`, code: 1002, data: null, success: false }], raw)

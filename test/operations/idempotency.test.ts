@@ -94,7 +94,12 @@ t.test('an expired key is forgotten: the request runs again', async (t) => {
 })
 
 t.test('an Idempotency-Key longer than 128 characters is 1002', async (t) => {
-  t.equal((await add(record('riskUnit', 'RU-I6'), 'k'.repeat(129))).body.code, 1002)
+  const reply = await add(record('riskUnit', 'RU-I6'), 'k'.repeat(129))
+  t.same(
+    [reply.body.code, reply.body.msg],
+    [1002, 'Idempotency-Key: must NOT have more than 128 characters'],
+    'named as the document names it',
+  )
 })
 
 t.end()

@@ -63,6 +63,9 @@ interface FastifyErrorFields {
   code?: string
 }
 
+/** `idempotency-key` → `Idempotency-Key`. */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
+
 /** Every error, ours or Fastify's or a library's, as (code, message) for the caller: nothing internal leaks. */
 function classify(error: unknown): [BusinessCode, Message] {
   if (error instanceof BusinessError) return [error.code, error.msg]
@@ -70,7 +73,12 @@ function classify(error: unknown): [BusinessCode, Message] {
   if (fastifyError.validation) {
     const context = fastifyError.validationContext
     if (context === 'body' && isNotAnObject(fastifyError.validation)) return [Code.malformed, message('bodyNotObject')]
-    return [Code.badParameter, describeProblems(fastifyError.validation)]
+    // Fastify validates headers by their lower-case names; the message names one as the document does.
+    const errors =
+      context === 'headers'
+        ? fastifyError.validation.map((error) => ({ ...error, instancePath: error.instancePath.replace(/[^/]+/g, headerName) }))
+        : fastifyError.validation
+    return [Code.badParameter, describeProblems(errors)]
   }
   // A database error that escaped the store: the caller's value (1002), the database out of reach or too busy (4001).
   const refusal = classifyDatabaseError(error)

@@ -60,21 +60,29 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
 }
 
 /**
- * The member that made the parser refuse text that is valid JSON: `__proto__`, or `constructor`
- * holding a `prototype` (prototype poisoning, refused whatever the operation); undefined when the
- * text is not JSON at all.
+ * Where the member that made the parser refuse text that is valid JSON is (`conditions[0].__proto__`):
+ * `__proto__`, or `constructor` holding a `prototype` (prototype poisoning, refused whatever the
+ * operation); undefined when the text is not JSON at all. JSON.parse keeps such a member an own
+ * property, so the parsed value can be walked in the text's order.
  */
 function forbiddenMember(text: string): string | undefined {
-  let found: string | undefined
+  let parsed: unknown
   try {
-    JSON.parse(text, (key, value: unknown) => {
-      if (isPoisoning(key, value)) found ??= key
-      return value
-    })
+    parsed = JSON.parse(text)
   } catch {
     return undefined
   }
-  return found
+  const walk = (value: unknown, path: string): string | undefined => {
+    if (!isObject(value)) return undefined
+    for (const [key, member] of Object.entries(value)) {
+      const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key
+      if (!Array.isArray(value) && isPoisoning(key, member)) return at
+      const found = walk(member, at)
+      if (found) return found
+    }
+    return undefined
+  }
+  return walk(parsed, '')
 }
 
 /** A member that would reach the prototype, were it assigned. */
