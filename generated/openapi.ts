@@ -1003,7 +1003,7 @@ export type paths = {
         put?: never;
         /**
          * History of an alarm
-         * @description The changes of an alarm, newest first: its raising (`add`, by `system`), each change of level, threshold or peak and its clearing (`update`, by `system`), its acknowledgement and disposal (`update`, by the user). 1004 when the id never existed. Roles: every role but `collector`. On the park edition: one entry per pushed version, named after the enterprise user who wrote it (`updateBy`: `system` for the service's own changes); `companyCode` names the enterprise when several hold the id.
+         * @description The changes of an alarm, newest first: its raising (`add`, by `system`), each change of level, threshold or peak and its clearing (`update`, by `system`), its acknowledgement and disposal (`update`, by the user). 1004 when the id never existed. Roles: every role but `collector`. On the park edition: one entry per pushed version, named after the enterprise user who wrote it (`updateBy`: `system` for the service's own changes); changes made on the enterprise between two pushes arrive as one version, the latest, named after its writer, so the park may hold fewer entries than the enterprise; `companyCode` names the enterprise when several hold the id.
          */
         post: operations["hazardMonitorAlarmHistory"];
         delete?: never;

@@ -27,8 +27,15 @@ export const enterpriseEdition: Edition = {
     const push = parkPush(shared)
     // Periods written are pushed like records: the push is woken as they are.
     const supervision = ownSupervision(shared, { periodsWritten: () => void push?.push.wake() })
-    // With a park, each batch of readings notes the minutes it changed: the park receives them as aggregates.
-    const monitoring = liveMonitoring(shared, { notesMinutes: push !== undefined })
+    // With a park, each batch of readings notes the minutes it changed: the park receives them as
+    // aggregates. Alarms the timers change (offline, deleted equipment) wake the push as writes do.
+    const monitoring = liveMonitoring(shared, {
+      notesMinutes: push !== undefined,
+      alarmsChanged: () => {
+        void push?.push.wake()
+        shared.events.wake()
+      },
+    })
     return {
       push: push?.push,
       reconciler: push?.reconciler,

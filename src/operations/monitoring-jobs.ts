@@ -34,6 +34,7 @@ export class MonitoringJobs {
   private readonly retentionDays: number
   private readonly clock: () => number
   private readonly log: FastifyBaseLogger
+  private readonly changed: () => void
   private timer: NodeJS.Timeout | undefined
 
   constructor(options: {
@@ -45,6 +46,8 @@ export class MonitoringJobs {
     retentionDays: number
     clock: () => number
     log: FastifyBaseLogger
+    /** Called once a sweep changed alarms (the push and the events are woken, as a write wakes them). */
+    changed?: () => void
   }) {
     this.pool = options.pool
     this.background = options.background
@@ -54,6 +57,7 @@ export class MonitoringJobs {
     this.retentionDays = options.retentionDays
     this.clock = options.clock
     this.log = options.log
+    this.changed = options.changed ?? (() => {})
   }
 
   async start(): Promise<void> {
@@ -63,8 +67,9 @@ export class MonitoringJobs {
     await this.maintainPartitions().catch((error: unknown) => this.log.warn({ err: error }, 'reading partitions: left to the next run'))
     await background.queue(PARTITIONS_QUEUE, { policy: 'stately', cron: '7 * * * *' }, async () => void (await this.maintainPartitions()))
     await background.queue(OFFLINE_QUEUE, { policy: 'stately', cron: '* * * * *' }, async () => {
-      await this.sweepOffline()
-      await this.clearAlarmsOfDeleted()
+      const raised = await this.sweepOffline()
+      const cleared = await this.clearAlarmsOfDeleted()
+      if (raised + cleared > 0) this.changed()
     })
     const ask = () => void background.boss.send(OFFLINE_QUEUE, {}).catch((error: unknown) => this.log.warn({ err: error }, 'offline sweep'))
     ask()

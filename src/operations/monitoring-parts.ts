@@ -74,7 +74,7 @@ export function liveMonitoring(
     clock: () => number
     log: FastifyBaseLogger
   },
-  options: { notesMinutes: boolean } = { notesMinutes: false },
+  options: { notesMinutes: boolean; alarmsChanged?: () => void } = { notesMinutes: false },
 ): { jobs: MonitoringJobs; parts(history: HistoryStore, attachments: AttachmentOperations): MonitoringParts } {
   const { config, pool, document, format, clock } = shared
   const readings = new ReadingStore({ pool, notesMinutes: options.notesMinutes })
@@ -91,6 +91,7 @@ export function liveMonitoring(
     retentionDays,
     clock,
     log: shared.log,
+    changed: options.alarmsChanged,
   })
   return {
     jobs,

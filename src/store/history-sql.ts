@@ -15,12 +15,16 @@ export function historyFields(resource: ResourceDef): string {
 
 /**
  * The business fields of a row (columns of `source`, or of the table in RETURNING) as one jsonb
- * object, nulls left out: an add's history entry. Built field by field (jsonb_build_object takes at
- * most 50 pairs), so nothing else of the row is serialised.
+ * object, the fields not set (null) left out: an add's history entry. Built field by field
+ * (jsonb_build_object takes at most 50 pairs), so nothing else of the row is serialised.
+ * jsonb_strip_nulls strips at every depth, so a resource with object fields (an alarm's
+ * `disposal`) leaves out its null fields one by one instead: their own null members are values.
  */
 export function addedFields(resource: ResourceDef, qualifier: string): string {
   if (resource.fields.length > 50) throw new Error(`${resource.key}: more than 50 fields for jsonb_build_object`)
-  return `jsonb_strip_nulls(jsonb_build_object(${resource.fields.map((field) => `${literal(field.name)}, ${qualifier}."${field.name}"`).join(', ')}))`
+  const built = `jsonb_build_object(${resource.fields.map((field) => `${literal(field.name)}, ${qualifier}."${field.name}"`).join(', ')})`
+  if (!resource.fields.some((field) => field.json)) return `jsonb_strip_nulls(${built})`
+  return `(SELECT coalesce(jsonb_object_agg(f.key, f.value), '{}') FROM jsonb_each(${built}) AS f WHERE f.value <> 'null'::jsonb)`
 }
 
 /**

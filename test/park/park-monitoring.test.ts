@@ -301,6 +301,18 @@ t.test('enterprise/list counts active alarms (shelved left out) by kind and leve
     list: [alarm('X-1', { kind: 'high', version: 2, deleted: true })],
   })
   t.match(deletion.data.failed, [{ id: 'X-1', index: 0, code: 1002, reason: /deleted/ }], 'an alarm is never deleted: refused alone')
+
+  // An alarm first arriving disposed: its add entry holds the disposal as pushed, null members included.
+  const disposal = { cause: '2', measures: 'recalibrated', disposedBy: 'op', disposedTime: at(5), troubleshootInfoId: null }
+  const late = alarm('X-8', { kind: 'fault', status: 'cleared', handling: 'disposed', disposal, updateBy: 'op', version: 3 })
+  t.same((await onPark('/system/push/records', { resource: 'monitorAlarm', list: [late] })).data.failed, [])
+  const [entry] = (await onPark('/hazard/monitorAlarm/history', { id: 'X-8' })).data.list
+  t.match(entry, { version: 3, action: 'add', userName: 'op' })
+  t.same(entry.changes.disposal[1], {
+    ...disposal,
+    disposedTime: (await onPark('/hazard/monitorAlarm/getById', { id: 'X-8' })).data.disposal.disposedTime,
+  })
+  t.same(entry.changes.endTime, undefined, 'a field not set is left out')
   const list = (await onPark('/system/enterprise/list', {})).data.list
   const other = list.find((entry: any) => entry.companyCode === OTHER)
   t.equal(other.activeAlarms, 4)
@@ -347,6 +359,39 @@ t.test("equal numbers spelled differently across minutes: the park's last is the
   )
   const reversed = await onPark('/hazard/monitorData/aggregate', { monitorEquipIds: ['PM-3'], from: at(600), to: at(0), bucket: '1m' })
   t.match(reversed, { code: 1002, msg: 'to: must not be before from' }, 'to before from, on the park too')
+})
+
+t.test('an offline alarm raised by the timer wakes the push, as a write does, and reaches the park', async (t) => {
+  await onEnterprise('/hazard/monitorEquip/add', record('monitorEquip', 'PM-4', { offlineAfterSeconds: 10, ...NO_THRESHOLDS }))
+  // Offline counts from the reading's arrival. Once its minute is pushed, nothing of the reading
+  // wakes the push any more (a minute held back wakes it once more, later).
+  await send('PM-4', [[3000, '1']])
+  await eventually(
+    async () => /^park_push_backlog\{stream="readingMinutes"\} 0$/m.test(await (await fetch(`${enterprise.url}/metrics`)).text()),
+    { timeoutMs: 30_000, what: 'the minute of the reading pushed' },
+  )
+  const push = enterprise.app.push!
+  const wake = push.wake.bind(push)
+  let wakes = 0
+  push.wake = () => {
+    wakes++
+    return wake()
+  }
+  t.teardown(() => {
+    push.wake = wake
+  })
+  const [offline] = await eventually(
+    async () => {
+      const { list } = await onEnterprise('/hazard/monitorAlarm/search', {
+        conditions: [{ field: 'monitorEquipId', op: 'eq', value: 'PM-4' }],
+      })
+      return list.length > 0 ? list : undefined
+    },
+    { timeoutMs: 40_000, what: 'the offline alarm of PM-4' },
+  )
+  t.match(offline, { kind: 'offline', status: 'active' })
+  await eventually(async () => wakes > 0 || undefined, { timeoutMs: 10_000, what: 'a wake of the push after the sweep raised it' })
+  t.same(comparable(await parkAlarm(offline.id, (held) => held.version === offline.version)), comparable(offline))
 })
 
 t.end()
