@@ -128,6 +128,21 @@ t.test('a __proto__ member, or constructor.prototype, is an unknown field (200/1
     t.same([reply.status, reply.body], [200, { msg: `${field}: unknown field`, code: 1002, data: null, success: false }], raw)
   }
   t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-PROTO' }, { token })).body.code, 1004)
+  // Nested deeper than a recursive walk could go, or beside many members: still named, no 500.
+  const depth = 20_000
+  const deep = await service.call('/prevent/riskUnit/add', undefined, {
+    token,
+    raw: `{"id":"RU-PROTO","extra":${'['.repeat(depth)}{"__proto__":{}}${']'.repeat(depth)}}`,
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same([deep.status, deep.body.code], [200, 1002], 'deep')
+  t.match(deep.body.msg, /^extra(\[0\])+\.__proto__: unknown field$/)
+  const wide = await service.call('/prevent/riskUnit/add', undefined, {
+    token,
+    raw: `{"id":"RU-PROTO","extra":[${'1,'.repeat(20_000)}{"__proto__":{}}]}`,
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same([wide.status, wide.body.msg], [200, 'extra[20000].__proto__: unknown field'])
   const broken = await service.call('/prevent/riskUnit/add', undefined, {
     token,
     raw: '{"__proto__":',

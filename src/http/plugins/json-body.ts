@@ -72,17 +72,20 @@ function forbiddenMember(text: string): string | undefined {
   } catch {
     return undefined
   }
-  const walk = (value: unknown, path: string): string | undefined => {
-    if (!isObject(value)) return undefined
-    for (const [key, member] of Object.entries(value)) {
+  // Depth first, in the text's order, without recursion (a body may nest deeper than the stack).
+  const stack: { value: unknown; path: string; poisoning: boolean }[] = [{ value: parsed, path: '', poisoning: false }]
+  while (stack.length > 0) {
+    const { value, path, poisoning } = stack.pop()!
+    if (poisoning) return path
+    if (!isObject(value)) continue
+    const members = Object.entries(value)
+    for (let i = members.length - 1; i >= 0; i--) {
+      const [key, member] = members[i]
       const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key
-      if (!Array.isArray(value) && isPoisoning(key, member)) return at
-      const found = walk(member, at)
-      if (found) return found
+      stack.push({ value: member, path: at, poisoning: !Array.isArray(value) && isPoisoning(key, member) })
     }
-    return undefined
   }
-  return walk(parsed, '')
+  return undefined
 }
 
 /** A member that would reach the prototype, were it assigned. */
