@@ -4,7 +4,7 @@
 // building when the package's version is not the document's `info.version`: the SDK is versioned
 // with the API it types.
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { loadOpenApi } from '../../src/contract/openapi-document.ts'
 
@@ -32,6 +32,20 @@ export function buildSdk(): void {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
   })
+  typeOpenapiFetchAsModule(path.join(SDK_DIR, 'dist', 'index.d.cts'))
+}
+
+/**
+ * openapi-fetch's CommonJS declarations (`export =` beside named exports) are refused by TypeScript
+ * 7, which then resolves none of their types: a `require` consumer's client would be untyped. The
+ * SDK's CommonJS declarations take openapi-fetch's types from its ES module declarations instead,
+ * which TypeScript reads from a CommonJS file by `resolution-mode` (5.3 and later).
+ */
+export function typeOpenapiFetchAsModule(file: string): void {
+  const declarations = readFileSync(file, 'utf8')
+  const imported = /^import \* as ([\w$]+) from "openapi-fetch";$/m
+  if (!imported.test(declarations)) throw new Error(`${file}: no namespace import of openapi-fetch to give its resolution mode`)
+  writeFileSync(file, declarations.replace(imported, 'import type * as $1 from "openapi-fetch" with { "resolution-mode": "import" };'))
 }
 
 if (import.meta.main) {

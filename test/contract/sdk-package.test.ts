@@ -106,6 +106,10 @@ t.test('npm run sdk:pack makes a tarball that a plain Node project installs offl
   const esm = readFileSync(path.join(installed, 'dist', 'index.mjs'), 'utf8')
   t.match(esm, /^import \w+ from "openapi-fetch";$/m, 'openapi-fetch is imported, not bundled')
   t.notMatch(esm, /createFinalURL/, 'no openapi-fetch code in the build')
+  // TypeScript 7 refuses openapi-fetch's own CommonJS declarations: the SDK's take its ES module ones.
+  const commonJsTypes = readFileSync(path.join(installed, 'dist', 'index.d.cts'), 'utf8')
+  t.match(commonJsTypes, /^import type \* as [\w$]+ from "openapi-fetch" with \{ "resolution-mode": "import" \};$/m)
+  t.notMatch(commonJsTypes, /^import (?!type \* as [\w$]+ from "openapi-fetch" with).*from "openapi-fetch"/m, 'no other import of it')
 
   // Node picks the ESM file for import and the CommonJS file for require.
   const resolved = await run(
