@@ -12,12 +12,14 @@ export interface MissedPeriod {
   start: Date
   end: Date
   workType: string
+  /** When it was missed as far as the service can tell: its end, or when it was written if later. */
+  missedAt: Date
 }
 
 /** Takes (deletes) the watched periods ended by `$1`, at most `$2`, oldest end first. */
 const TAKE_ENDED =
   `DELETE FROM period_watch w USING (SELECT "companyCode", id FROM period_watch WHERE "end" <= $1 ORDER BY "end" LIMIT $2 ` +
-  `FOR UPDATE SKIP LOCKED) due WHERE w."companyCode" = due."companyCode" AND w.id = due.id RETURNING w."companyCode", w.id`
+  `FOR UPDATE SKIP LOCKED) due WHERE w."companyCode" = due."companyCode" AND w.id = due.id RETURNING w."companyCode", w.id, w."end" AS watched`
 
 /**
  * Of the periods taken, those without a record. The lock waits for a record's transaction judging
@@ -25,8 +27,8 @@ const TAKE_ENDED =
  * record written before the end keeps its period out.
  */
 const WITHOUT_RECORD =
-  `SELECT p."companyCode", p.id, p."taskId", p.start, p."end", p."workType" FROM inspection_period p ` +
-  `JOIN json_to_recordset($1::json) AS t("companyCode" text, id text) ON p."companyCode" = t."companyCode" AND p.id = t.id ` +
+  `SELECT p."companyCode", p.id, p."taskId", p.start, p."end", p."workType", greatest(p."end", t.watched) AS "missedAt" FROM inspection_period p ` +
+  `JOIN json_to_recordset($1::json) AS t("companyCode" text, id text, watched timestamptz) ON p."companyCode" = t."companyCode" AND p.id = t.id ` +
   `WHERE p."recordId" IS NULL ORDER BY p."end", p."companyCode", p.id FOR SHARE OF p`
 
 export class MissedPeriodStore {
@@ -36,14 +38,24 @@ export class MissedPeriodStore {
     this.pool = options.pool
   }
 
-  /** Watches the periods just written that are still running (their end after `now`), in the writer's transaction. */
-  async watch(db: Queryable, companyCode: string, periods: readonly { id: string; end: number }[], now: number): Promise<void> {
-    const running = periods.filter((period) => period.end > now).map(({ id, end }) => ({ id, end }))
-    if (running.length === 0) return
+  /**
+   * Watches the periods just written, in the writer's transaction: those still running until their
+   * end, and those written already ended after `endedAfter` (a task added with a start in the past)
+   * as of `now`, when they are known missed.
+   */
+  async watch(
+    db: Queryable,
+    companyCode: string,
+    periods: readonly { id: string; end: number }[],
+    now: number,
+    endedAfter: number,
+  ): Promise<void> {
+    const watched = periods.filter((period) => period.end > endedAfter).map(({ id, end }) => ({ id, e: Math.max(end, now) }))
+    if (watched.length === 0) return
     await db.query(
       `INSERT INTO period_watch ("companyCode", id, "end") SELECT $1, id, to_timestamp(e / 1000.0) ` +
         `FROM json_to_recordset($2::json) AS items(id text, e bigint) ON CONFLICT DO NOTHING`,
-      [companyCode, JSON.stringify(running.map(({ id, end }) => ({ id, e: end })))],
+      [companyCode, JSON.stringify(watched)],
     )
   }
 

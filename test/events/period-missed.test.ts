@@ -98,4 +98,60 @@ t.test('a period done in time is no period.missed event', async (t) => {
   )
 })
 
+t.test('a task added with a start in the past: each period it missed within the retention is one event, as of its writing', async (t) => {
+  const day = 86_400_000
+  const now = Math.floor(Date.now() / 1000) * 1000
+  const addPast = (id: string, start: number) =>
+    add('troubleshootTask', id, {
+      riskMeasureId: 'RM-1',
+      checkCycle: 1,
+      checkCycleUnit: '天',
+      workDayType: '0',
+      workType: '0',
+      taskNum: null,
+      taskStartTime: new Date(start).toISOString(),
+    })
+  const eventsOf = async (taskId: string) => (await missedEvents()).filter((candidate: any) => candidate.data.taskId === taskId)
+  const missedOf = async (taskId: string) =>
+    (
+      await service.call(
+        '/prevent/troubleshootTask/periods',
+        { taskId, from: '2020-01-01', to: '2099-12-31', status: 'missed', pageSize: 500 },
+        { token },
+      )
+    ).body.data.list
+
+  // Three days and an hour ago: three periods ended without a record, the fourth runs.
+  await addPast('T-P', now - 3 * day - 3600_000)
+  const events = await eventually(async () => ((await eventsOf('T-P')).length >= 3 ? eventsOf('T-P') : undefined), {
+    timeoutMs: 15_000,
+    what: 'the events of the periods T-P missed before it was added',
+  })
+  const missed = await missedOf('T-P')
+  t.equal(missed.length, 3)
+  t.same(events.map((event: any) => event.data.id).sort(), missed.map((period: any) => period.id).sort(), 'one event per missed period')
+  for (const event of events) {
+    t.ok(Date.parse(event.time) >= now && Date.parse(event.time) >= Date.parse(event.data.end), 'of its writing, after its end')
+  }
+
+  // Forty days ago: only the periods ended within the events' retention (30 days) give one.
+  await addPast('T-OLD', now - 40 * day - 3600_000)
+  const kept = now - service.config.eventRetentionDays * day
+  const missedOld = await eventually(async () => ((await missedOf('T-OLD')).length === 40 ? missedOf('T-OLD') : undefined), {
+    timeoutMs: 15_000,
+    what: 'the 40 periods T-OLD missed',
+  })
+  const within = missedOld.filter((period: any) => Date.parse(period.end) > kept).length
+  t.equal(within, 30)
+  const old = await eventually(async () => ((await eventsOf('T-OLD')).length >= within ? eventsOf('T-OLD') : undefined), {
+    timeoutMs: 15_000,
+    what: 'the events of the periods T-OLD missed within the retention',
+  })
+  t.ok(
+    old.every((event: any) => Date.parse(event.data.end) > kept),
+    'none of a period ended before the retention',
+  )
+  t.equal(old.length, within, 'one for each ended within it')
+})
+
 t.end()

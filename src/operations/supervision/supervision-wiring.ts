@@ -55,7 +55,7 @@ export function ownSupervision(shared: SharedForSupervision, options: { periodsW
     log,
     written: options.periodsWritten,
     beforeFirstRun: () => facts.noteZone(config.companyCode, config.timeZone),
-    missed: new MissedPeriodEvents({ store: new MissedPeriodStore({ pool }), format }),
+    missed: new MissedPeriodEvents({ store: new MissedPeriodStore({ pool }), format, eventRetentionDays: config.eventRetentionDays }),
     overdue: new OverdueEvents({ pool, store: new OverdueStore(), timeZone: config.timeZone }),
   })
   const indicators = indicatorStore(shared, OWN_RECORDS)
