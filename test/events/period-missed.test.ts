@@ -20,7 +20,8 @@ await add('riskUnit', 'RU-1', {})
 await add('riskEvents', 'RE-1', { riskUnitId: 'RU-1' })
 await add('riskMeasures', 'RM-1', { riskEventId: 'RE-1' })
 const started = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000)
-const addTask = (id: string) =>
+/** A daily task, from `start` (an hour ago unless said). */
+const addTask = (id: string, start = started) =>
   add('troubleshootTask', id, {
     riskMeasureId: 'RM-1',
     checkCycle: 1,
@@ -28,7 +29,7 @@ const addTask = (id: string) =>
     workDayType: '0',
     workType: '0',
     taskNum: null,
-    taskStartTime: started.toISOString(),
+    taskStartTime: start.toISOString(),
   })
 
 /** The task's running period, once the job has written and watched it. */
@@ -101,16 +102,6 @@ t.test('a period done in time is no period.missed event', async (t) => {
 t.test('a task added with a start in the past: each period it missed within the retention is one event, as of its writing', async (t) => {
   const day = 86_400_000
   const now = Math.floor(Date.now() / 1000) * 1000
-  const addPast = (id: string, start: number) =>
-    add('troubleshootTask', id, {
-      riskMeasureId: 'RM-1',
-      checkCycle: 1,
-      checkCycleUnit: '天',
-      workDayType: '0',
-      workType: '0',
-      taskNum: null,
-      taskStartTime: new Date(start).toISOString(),
-    })
   const eventsOf = async (taskId: string) => (await missedEvents()).filter((candidate: any) => candidate.data.taskId === taskId)
   const missedOf = async (taskId: string) =>
     (
@@ -122,7 +113,7 @@ t.test('a task added with a start in the past: each period it missed within the 
     ).body.data.list
 
   // Three days and an hour ago: three periods ended without a record, the fourth runs.
-  await addPast('T-P', now - 3 * day - 3600_000)
+  await addTask('T-P', new Date(now - 3 * day - 3600_000))
   const events = await eventually(async () => ((await eventsOf('T-P')).length >= 3 ? eventsOf('T-P') : undefined), {
     timeoutMs: 15_000,
     what: 'the events of the periods T-P missed before it was added',
@@ -135,7 +126,7 @@ t.test('a task added with a start in the past: each period it missed within the 
   }
 
   // Forty days ago: only the periods ended within the events' retention (30 days) give one.
-  await addPast('T-OLD', now - 40 * day - 3600_000)
+  await addTask('T-OLD', new Date(now - 40 * day - 3600_000))
   const kept = now - service.config.eventRetentionDays * day
   const missedOld = await eventually(async () => ((await missedOf('T-OLD')).length === 40 ? missedOf('T-OLD') : undefined), {
     timeoutMs: 15_000,
