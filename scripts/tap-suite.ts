@@ -3,8 +3,9 @@
 // 1. Optionally type-checks the project (tsc --noEmit -p tsconfig.json): counts as one test.
 // 2. Without DATABASE_URL, starts a throw-away embedded PostgreSQL and points DATABASE_URL at it.
 // 3. Runs tap (settings in .taprc) over the given arguments, with the plain TAP reporter.
-// 4. Prints, as the very last line, `N passed, N failed` for the whole run and exits, non-zero if
-//    anything failed, tap failed, or no test ran.
+// 4. Names each failing assertion (file > subtests > assertion), then prints, as the very last
+//    line, `N passed, N failed` for the whole run and exits, non-zero if anything failed, tap
+//    failed, or no test ran.
 
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -13,6 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './dev/embedded-postgres/index.ts'
 import { freePort } from './dev/ports.ts'
+import { TapFailures } from './tap-failures.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const TAP = path.join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')
@@ -33,6 +35,15 @@ let failed = 0
 let current: ReturnType<typeof spawn> | undefined
 let interrupted: NodeJS.Signals | undefined
 let db: EmbeddedPostgres | undefined
+const failures = new TapFailures()
+/** Failures outside tap's assertions (the checks before it, a tap that gave no verdict). */
+const otherFailures: string[] = []
+const fail = (what: string) => {
+  failed++
+  otherFailures.push(what)
+}
+/** At most this many failing assertions are named before the closing count. */
+const NAMED_FAILURES = 20
 
 const onSignal = (signal: NodeJS.Signals) => {
   if (interrupted) return
@@ -88,7 +99,7 @@ async function typecheckAndLint(): Promise<void> {
     note('typecheck: tsc --noEmit -p tsconfig.json')
     const code = await run([TSC, '--noEmit', '-p', 'tsconfig.json'])
     if (code === 0) passed++
-    else failed++
+    else fail('typecheck')
     note(code === 0 ? 'typecheck passed' : 'typecheck FAILED')
   } else {
     note('typecheck skipped: no tsconfig.json')
@@ -96,13 +107,13 @@ async function typecheckAndLint(): Promise<void> {
   note('lint: eslint . && prettier --check .')
   const code = (await run([ESLINT, '.'])) || (await run([PRETTIER, '--check', '.']))
   if (code === 0) passed++
-  else failed++
+  else fail('lint')
   note(code === 0 ? 'lint passed' : 'lint FAILED (npm run format fixes formatting)')
   // The layers of src/ (.dependency-cruiser.mjs): one test more.
   note('layers: depcruise src')
   const layers = await run([DEPCRUISE, 'src', '--config', '.dependency-cruiser.mjs'])
   if (layers === 0) passed++
-  else failed++
+  else fail('layers')
   note(layers === 0 ? 'layers passed' : 'layers FAILED: an import runs up the layers or in a circle (.dependency-cruiser.mjs)')
 }
 
@@ -123,7 +134,10 @@ async function runTap(tapArgs: string[]): Promise<void> {
   let summary: Record<string, number> | undefined
   let pending = ''
   let lastChar = '\n'
-  const scan = (line: string) => (summary = parseSummary(line) ?? summary)
+  const scan = (line: string) => {
+    summary = parseSummary(line) ?? summary
+    failures.line(line)
+  }
   const code = await run([TAP, '--reporter=tap', ...tapArgs], (chunk) => {
     process.stdout.write(chunk)
     lastChar = chunk.at(-1) ?? lastChar
@@ -135,19 +149,19 @@ async function runTap(tapArgs: string[]): Promise<void> {
   if (lastChar !== '\n') process.stdout.write('\n')
   if (!summary) {
     note(`no tap summary found (tap exit code ${code})`)
-    failed++
+    fail('tap gave no summary')
     return
   }
   const pass = summary.pass ?? 0
-  const fail = summary.fail ?? 0
+  const failing = summary.fail ?? 0
   passed += pass
-  failed += fail
-  if (pass + fail === 0) {
+  failed += failing
+  if (pass + failing === 0) {
     note('no test ran')
-    failed++
-  } else if (code !== 0 && fail === 0) {
+    fail('no test ran')
+  } else if (code !== 0 && failing === 0) {
     note(`tap exited with code ${code} although no test failed`)
-    failed++
+    fail(`tap exited with code ${code}`)
   }
 }
 
@@ -160,11 +174,11 @@ async function main({ typecheck, tapArgs }: TapSuite): Promise<void> {
     await database
   } catch (err) {
     process.stderr.write(`# test: embedded PostgreSQL did not start: ${(err as Error).message}\n`)
-    failed++
+    fail('embedded PostgreSQL did not start')
     return
   }
   if (interrupted) {
-    failed++
+    fail(`interrupted by ${interrupted}`)
     return
   }
   await runTap(tapArgs)
@@ -179,7 +193,7 @@ export async function runTapSuite(suite: TapSuite): Promise<never> {
     await main(suite)
   } catch (err) {
     process.stderr.write(`# test: ${(err as Error).stack ?? String(err)}\n`)
-    failed++
+    fail('the test runner itself')
   } finally {
     try {
       await db?.stop()
@@ -187,7 +201,10 @@ export async function runTapSuite(suite: TapSuite): Promise<never> {
       process.stderr.write(`# test: stopping the embedded PostgreSQL failed: ${(err as Error).message}\n`)
     }
   }
-  if (interrupted && failed === 0) failed++
+  if (interrupted && failed === 0) fail(`interrupted by ${interrupted}`)
+  const named = [...otherFailures, ...failures.paths()]
+  for (const path of named.slice(0, NAMED_FAILURES)) note(`failed: ${path}`)
+  if (named.length > NAMED_FAILURES) note(`failed: and ${named.length - NAMED_FAILURES} more`)
   return new Promise<never>(() => {
     process.stdout.write(`${passed} passed, ${failed} failed\n`, () => process.exit(failed > 0 ? 1 : 0))
   })
