@@ -18,6 +18,10 @@ export const catalogue = {
   bodyNotObject: { en: 'request body must be a JSON object', zh: '请求体必须是 JSON 对象' },
   bodyNotJson: { en: 'request body is not valid JSON', zh: '请求体不是有效的 JSON' },
   contentTypeJson: { en: 'content type must be application/json', zh: 'Content-Type 必须为 application/json' },
+  contentEncoding: {
+    en: 'Content-Encoding is not accepted: send the body as plain JSON',
+    zh: '不接受 Content-Encoding：请求体须为未压缩的 JSON',
+  },
   bodyTooLarge: { en: 'request body too large', zh: '请求体过大' },
   noSuchPath: { en: 'no such path', zh: '接口路径不存在' },
   noSuchPathOf: { en: 'no such path: {method} {path}', zh: '接口路径不存在：{method} {path}' },

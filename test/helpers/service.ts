@@ -80,11 +80,11 @@ export interface TestService {
   config: Config
   database: Database
   databaseUrl: string
-  /** POSTs JSON (or raw text with a content type) and validates the answer against the document. */
+  /** POSTs JSON (or raw text or bytes with a content type) and validates the answer against the document. */
   call<T = any>(
     path: string,
     body?: unknown,
-    options?: { token?: string; headers?: Record<string, string>; raw?: string },
+    options?: { token?: string; headers?: Record<string, string>; raw?: string | Uint8Array },
   ): Promise<Reply<T>>
   login(userName?: string, password?: string): Promise<string>
   /** Creates a user with the given role and returns its access token. */
@@ -118,7 +118,7 @@ export async function startService(
   const call: TestService['call'] = async (path, body, callOptions = {}) => {
     const headers: Record<string, string> = { ...callOptions.headers }
     if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`
-    let payload: string | undefined
+    let payload: string | Uint8Array | undefined
     if (callOptions.raw !== undefined) payload = callOptions.raw
     else if (body !== undefined) {
       payload = JSON.stringify(body)

@@ -1,5 +1,6 @@
 // Every answer is the envelope, with the right HTTP status and code.
 import net from 'node:net'
+import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { record } from '../helpers/fixtures.ts'
 import { startService } from '../helpers/service.ts'
@@ -21,6 +22,23 @@ t.test('text/plain answers 400/1000', async (t) => {
   const reply = await service.call('/prevent/riskUnit/add', undefined, { token, raw: 'id=1', headers: { 'content-type': 'text/plain' } })
   t.equal(reply.status, 400)
   t.equal(reply.body.code, 1000)
+})
+
+t.test('a compressed body answers 400/1000 saying so; identity is plain JSON', async (t) => {
+  const body = JSON.stringify(record('riskUnit', 'RU-GZIP'))
+  const gzipped = await service.call('/prevent/riskUnit/add', undefined, {
+    token,
+    raw: gzipSync(body),
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+  })
+  t.equal(gzipped.status, 400)
+  t.same(gzipped.body, { msg: 'Content-Encoding is not accepted: send the body as plain JSON', code: 1000, data: null, success: false })
+  const plain = await service.call('/prevent/riskUnit/add', undefined, {
+    token,
+    raw: body,
+    headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+  })
+  t.equal(plain.body.code, 0)
 })
 
 t.test('an array body answers 400/1000', async (t) => {

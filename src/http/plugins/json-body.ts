@@ -1,4 +1,5 @@
-// JSON only, as UTF-8 text (RFC 8259): bytes that are not UTF-8 are 1000, like any unparseable body.
+// JSON only, as UTF-8 text (RFC 8259): bytes that are not UTF-8 are 1000, like any unparseable body,
+// and so is a compressed one (a `Content-Encoding` other than `identity`).
 // An empty body is "no body" (logout, refresh); an operation whose document says its body is
 // required answers 1000 without one, any other takes it as `{}`. Any other content type is 1000
 // (the envelope plugin says so); a `__proto__` member (or `constructor.prototype`) is 1002, an
@@ -26,6 +27,9 @@ async function jsonBody(app: FastifyInstance, options: { policies: Map<string, O
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // A compressed body would otherwise read as text that is not JSON: say what is wrong with it.
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase()
+    if (encoding && encoding !== 'identity') return done(new BusinessError(Code.malformed, message('contentEncoding')), undefined)
     if (body.length === 0) return done(null, undefined)
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body)
     let text: string
