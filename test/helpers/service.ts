@@ -42,7 +42,7 @@ export async function freshDatabase(t: TestContext): Promise<string> {
     // forces the rest, or a closing one hears "terminating connection" as an error of its own.
     const connected = async () =>
       (await dropper.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].n > 0
-    await eventually(async () => !(await connected()), { timeoutMs: 2000, everyMs: 20, what: `${name} left by its connections` }).catch(
+    await eventually(async () => !(await connected()), { timeoutMs: 10_000, everyMs: 20, what: `${name} left by its connections` }).catch(
       () => undefined,
     )
     await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)

@@ -98,7 +98,7 @@ function rawConnection(text: string): Promise<{ answer: string; closedAfterMs: n
 t.test('a client that never finishes its headers is cut off (HEADERS_TIMEOUT_MS)', async (t) => {
   const { answer, closedAfterMs } = await rawConnection('POST /system/login HTTP/1.1\r\nHost: x\r\n')
   t.match(answer, /^HTTP\/1\.1 408/)
-  t.ok(closedAfterMs < 5000, `closed after ${closedAfterMs} ms`)
+  t.ok(closedAfterMs < 9000, `closed after ${closedAfterMs} ms, before the default of 10 s`)
 })
 
 t.test('a client that never finishes its body is cut off (REQUEST_TIMEOUT_MS)', async (t) => {
@@ -106,13 +106,13 @@ t.test('a client that never finishes its body is cut off (REQUEST_TIMEOUT_MS)', 
     'POST /system/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"userName":',
   )
   t.match(answer, /^HTTP\/1\.1 408/)
-  t.ok(closedAfterMs < 6000, `closed after ${closedAfterMs} ms`)
+  t.ok(closedAfterMs < 30_000, `closed after ${closedAfterMs} ms, well before the default of 60 s`)
 })
 
 t.test('an idle keep-alive connection is closed (KEEP_ALIVE_TIMEOUT_MS)', async (t) => {
   const { answer, closedAfterMs } = await rawConnection('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n')
   t.match(answer, /^HTTP\/1\.1 200/)
-  t.ok(closedAfterMs < 3000, `closed after ${closedAfterMs} ms`)
+  t.ok(closedAfterMs < 4500, `closed after ${closedAfterMs} ms, before the default of 5 s`)
 })
 
 /** A proxy in front of PostgreSQL that can go silent: it keeps connections open and forwards nothing. */
@@ -187,7 +187,7 @@ t.test('a statement running past DB_STATEMENT_TIMEOUT_MS is cancelled: 503/4001,
   const reply = await call('/prevent/riskUnit/list', {}, token)
   await locker.query('ROLLBACK')
   t.same([reply.status, reply.body.code], [503, 4001])
-  t.ok(reply.ms < 3000, `answered after ${reply.ms} ms`)
+  t.ok(reply.ms < 10_000, `answered after ${reply.ms} ms, well before the default of 15 s`)
   t.equal((await call('/prevent/riskUnit/list', {}, token)).body.code, 0, 'answers again once the lock is gone')
 })
 
@@ -201,13 +201,13 @@ t.test('a database gone silent, or not answering new connections: 503/4001 withi
   proxy.silence()
   const hung = await call('/prevent/riskUnit/list', {}, token)
   t.same([hung.status, hung.body.code], [503, 4001], 'mid-connection silence')
-  t.ok(hung.ms < 4000, `answered after ${hung.ms} ms`)
+  t.ok(hung.ms < 10_000, `answered after ${hung.ms} ms, well before the default of 15 s`)
 
   proxy.dropAll()
   await whenEmitted(database.pool, 'remove', () => held.size === 0, { what: 'the pool to see its connections dropped' })
   const unreachable = await call('/prevent/riskUnit/add', record('riskUnit', 'RU-NEVER'), token)
   t.same([unreachable.status, unreachable.body.code], [503, 4001], 'new connections never answered')
-  t.ok(unreachable.ms < 4000, `answered after ${unreachable.ms} ms`)
+  t.ok(unreachable.ms < 4500, `answered after ${unreachable.ms} ms, before the default of 5 s`)
 
   proxy.speak()
   proxy.dropAll()

@@ -390,7 +390,7 @@ t.test('an offline alarm raised by the timer wakes the push, as a write does, an
     { timeoutMs: 40_000, what: 'the offline alarm of PM-4' },
   )
   t.match(offline, { kind: 'offline', status: 'active' })
-  await eventually(async () => wakes > 0 || undefined, { timeoutMs: 10_000, what: 'a wake of the push after the sweep raised it' })
+  await eventually(async () => wakes > 0 || undefined, { timeoutMs: 60_000, what: 'a wake of the push after the sweep raised it' })
   t.same(comparable(await parkAlarm(offline.id, (held) => held.version === offline.version)), comparable(offline))
 })
 
