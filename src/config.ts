@@ -32,6 +32,8 @@ export interface Config {
   connectionTimeoutMs: number
   dbStatementTimeoutMs: number
   dbConnectTimeoutMs: number
+  /** Connections the requests' pool opens at most (the background's and the events' small pools come beside it). */
+  dbPoolMax: number
   /** Redis counting the rate limits of every instance; none: they are counted in the database. */
   redisUrl: string | undefined
   /** Browser origins allowed to call (CORS); empty: CORS off. */
@@ -117,6 +119,7 @@ export const schema = {
     CONNECTION_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 120000 },
     DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 15000 },
     DB_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
+    DB_POOL_MAX: { type: 'integer', minimum: 2, maximum: 1000, default: 20 },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     CORS_ORIGINS: { type: 'string', pattern: '^\\s*https?://[^/\\s,]+\\s*(,\\s*https?://[^/\\s,]+\\s*)*$' },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
@@ -169,6 +172,7 @@ interface Environment {
   CONNECTION_TIMEOUT_MS: number
   DB_STATEMENT_TIMEOUT_MS: number
   DB_CONNECT_TIMEOUT_MS: number
+  DB_POOL_MAX: number
   REDIS_URL?: string
   CORS_ORIGINS?: string
   LOG_LEVEL: string
@@ -261,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     connectionTimeoutMs: raw.CONNECTION_TIMEOUT_MS,
     dbStatementTimeoutMs: raw.DB_STATEMENT_TIMEOUT_MS,
     dbConnectTimeoutMs: raw.DB_CONNECT_TIMEOUT_MS,
+    dbPoolMax: raw.DB_POOL_MAX,
     redisUrl: raw.REDIS_URL,
     corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',').map((origin) => origin.trim()) : [],
     historyRetentionDays: raw.HISTORY_RETENTION_DAYS,
@@ -270,6 +275,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE,
     push: pushSettings(raw),
   }
+  checkTogether(config)
+  return config
+}
+
+/** The rules between variables, and the values the schema cannot judge alone. */
+function checkTogether(config: Config): void {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError('invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }
@@ -284,7 +295,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parkSettings.length !== 0 && parkSettings.length !== 3) {
     throw new ConfigError('invalid configuration: PARK_URL, PARK_USER and PARK_PASSWORD go together (set all three or none)')
   }
-  return config
 }
 
 /** The park push settings (SYNC_*, PARK_TIMEOUT_MS). */

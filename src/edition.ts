@@ -44,6 +44,7 @@ const config = await readConfig()
 const database = openDatabase(config.databaseUrl, {
   statementTimeoutMs: config.dbStatementTimeoutMs,
   connectTimeoutMs: config.dbConnectTimeoutMs,
+  max: config.dbPoolMax,
 })
 const { app, address } = await start(config, database)
 const shown = address.replace('0.0.0.0', 'localhost')

@@ -22,7 +22,9 @@ t.test('defaults', async (t) => {
     rateLimitLoginMax: 10,
     push: { probeMs: 500 },
     readingsRetentionDays: 90,
+    dbPoolMax: 20,
   })
+  t.equal(loadConfig({ ...base, DB_POOL_MAX: '5' }).dbPoolMax, 5)
 })
 
 t.test('bad values are refused, naming the variable', async (t) => {
@@ -40,6 +42,7 @@ t.test('bad values are refused, naming the variable', async (t) => {
     { SYNC_RECONCILE_CRON: '61 3 * * *' },
     { SYNC_RECONCILE_CRON: 'a b c d e' },
     { READINGS_RETENTION_DAYS: '29' },
+    { DB_POOL_MAX: '1' },
     { PORT: '0x10' },
     { PORT: ' 4201' },
     { PORT: '4.201e3' },

@@ -49,6 +49,8 @@ export async function startEdition(
         // address: limits meant for one client's address would be shared by all of them.
         RATE_LIMIT_MAX: '1000000',
         RATE_LIMIT_LOGIN_MAX: '1000000',
+        // Tests run two files at once, each with several editions, against one server's connections.
+        DB_POOL_MAX: '6',
         ...options.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],

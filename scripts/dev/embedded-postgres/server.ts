@@ -29,7 +29,8 @@ type Attempt = { ok: true; proc: ChildProcess } | { ok: false; why: string }
 
 function serverArgs({ dataDir, port, persistent }: ServerOptions): string[] {
   const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=']
-  if (!persistent) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
+  // A throw-away cluster serves the tests, two files at once, each with several editions.
+  if (!persistent) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300')
   return args
 }
 
