@@ -17,7 +17,7 @@ import { ChangedMinutes } from '../store/minute-store.ts'
 import { ParkStore } from '../store/park-store.ts'
 import { PUSHED_FACTS, type PushedFact, PushedFactStore } from '../store/pushed-facts.ts'
 import { OWN_RECORDS } from '../store/record-scope.ts'
-import type { Edition, EditionParts, SharedParts } from './shared.ts'
+import { type Edition, type EditionParts, type SharedParts, wakeAfterWrite } from './shared.ts'
 
 const GRANTABLE_ROLES: ReadonlySet<Role> = new Set(['admin', 'operator', 'viewer', 'collector'])
 
@@ -25,17 +25,12 @@ export const enterpriseEdition: Edition = {
   name: 'enterprise',
   compose(shared: SharedParts): EditionParts {
     const push = parkPush(shared)
-    // Periods written are pushed like records: the push is woken as they are.
-    const supervision = ownSupervision(shared, { periodsWritten: () => void push?.push.wake() })
-    // With a park, each batch of readings notes the minutes it changed: the park receives them as
-    // aggregates. Alarms the timers change (offline, deleted equipment) wake the push as writes do.
-    const monitoring = liveMonitoring(shared, {
-      notesMinutes: push !== undefined,
-      alarmsChanged: () => {
-        void push?.push.wake()
-        shared.events.wake()
-      },
-    })
+    // What the timers write (periods, offline alarms, alarms of deleted equipment) wakes the push
+    // and the events as a request's write does.
+    const written = () => wakeAfterWrite(push?.push, shared.events)
+    const supervision = ownSupervision(shared, { periodsWritten: written })
+    // With a park, each batch of readings notes the minutes it changed: the park receives them as aggregates.
+    const monitoring = liveMonitoring(shared, { notesMinutes: push !== undefined, alarmsChanged: written })
     return {
       push: push?.push,
       reconciler: push?.reconciler,

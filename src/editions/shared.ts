@@ -96,6 +96,12 @@ export interface SharedParts {
   events: EventParts
 }
 
+/** A write, a request's or a timer's, wakes the push and the events' numbering (both coalesced, never awaited). */
+export function wakeAfterWrite(push: { wake(): unknown } | undefined, events: { wake(): void }): void {
+  void push?.wake()
+  events.wake()
+}
+
 /** What an edition adds to the skeleton. */
 export interface EditionParts {
   /** The push to the park, started before the HTTP layer registers (a backlog starts draining at once), stopped after it. */
@@ -291,11 +297,7 @@ function operationHandlers(
   })
   const writes: WriteOptions = {
     idempotency: new Idempotency({ pool, ttlHours: config.idempotencyTtlHours }),
-    // A write wakes the push and the events' numbering (both coalesced, never awaited).
-    wakePush: () => {
-      void parts.push?.wake()
-      options.shared.events.wake()
-    },
+    wakePush: () => wakeAfterWrite(parts.push, options.shared.events),
   }
   const handlers = new Map([
     ...systemHandlers(system),
