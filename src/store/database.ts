@@ -61,18 +61,28 @@ export interface Deletion {
   order?: string
   /** Rows per statement. */
   batch: number
+  /** Rows of another table naming a deleted row by `column`, deleted in the same statement. */
+  dependents?: { table: string; column: string }
 }
 
 /**
  * Deletes the rows `batch` at a time, each batch a statement of its own, so that no statement
  * holds its locks long on a large table; answers how many in all.
  */
-export async function deleteInBatches(db: Queryable, { table, key, where, values = [], order, batch }: Deletion): Promise<number> {
+export async function deleteInBatches(
+  db: Queryable,
+  { table, key, where, values = [], order, batch, dependents }: Deletion,
+): Promise<number> {
   const ordered = order ? ` ORDER BY ${order}` : ''
-  const statement = `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE ${where}${ordered} LIMIT ${batch})`
+  const deletion = `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE ${where}${ordered} LIMIT ${batch})`
+  const statement = dependents
+    ? `WITH gone AS (${deletion} RETURNING ${key}), dependents AS (DELETE FROM ${dependents.table} ` +
+      `WHERE ${dependents.column} IN (SELECT ${key} FROM gone)) SELECT count(*)::int AS n FROM gone`
+    : deletion
   let deleted = 0
   for (;;) {
-    const count = (await db.query(statement, values)).rowCount ?? 0
+    const result = await db.query<{ n: number }>(statement, values)
+    const count = (dependents ? result.rows[0].n : result.rowCount) ?? 0
     deleted += count
     if (count < batch) return deleted
   }

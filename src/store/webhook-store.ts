@@ -1,11 +1,11 @@
-// Webhook endpoints, their deliveries and attempts (migrations 131, 153; docs/events.md).
+// Webhook endpoints, their deliveries and attempts (migrations 131, 153, 163; docs/events.md).
 // Deliveries of the feed's events are planned by the sequencer in its own transaction
 // (planDeliveries), so every numbered event reaches every endpoint subscribed then; a record's
 // deliveries to an endpoint go one at a time, in seq order (`waiting` until the one before ends);
 // the finished ones go with their events (prune).
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
-import { deleteInBatches, type Queryable } from './database.ts'
+import { deleteInBatches, inTransaction, type Queryable } from './database.ts'
 import { message } from '../messages/message.ts'
 
 export interface EndpointRow {
@@ -82,16 +82,19 @@ const RECORD_KEY = `CASE WHEN e.data ? 'id' THEN e."companyCode" || ' ' || coale
 /**
  * The deliveries of the events numbered first..last to the enabled endpoints subscribed to their
  * type: pending (to be queued) when no earlier delivery of the same record to that endpoint is
- * still under way, waiting otherwise. Runs in the sequencer's transaction, under its lock.
+ * still under way, waiting otherwise. Runs in the sequencer's transaction, under its lock. Each
+ * record is looked up in the index of deliveries under way (a lateral probe): a scan of them all,
+ * which the planner may prefer, grows with a backlog.
  */
 const PLAN_SQL =
   `WITH fresh AS (SELECT e.seq, e.id AS event_id, e.type, w.id AS endpoint, ${RECORD_KEY} AS record_key ` +
   `FROM event AS e JOIN webhook_endpoint AS w ON w.enabled AND e.type = ANY (w.types) WHERE e.seq BETWEEN $1 AND $2), ` +
   `ranked AS (SELECT *, row_number() OVER (PARTITION BY endpoint, record_key ORDER BY seq) AS n FROM fresh), ` +
   `inserted AS (INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, "recordKey", state) ` +
-  `SELECT endpoint, event_id, type, seq, record_key, CASE WHEN record_key IS NULL OR (n = 1 AND NOT EXISTS (SELECT 1 FROM webhook_delivery AS d ` +
-  `WHERE d.endpoint = ranked.endpoint AND d."recordKey" = ranked.record_key AND d.state IN ('waiting', 'pending'))) ` +
-  `THEN 'pending' ELSE 'waiting' END FROM ranked ORDER BY seq RETURNING id, endpoint, state, attempts, due) ` +
+  `SELECT endpoint, event_id, type, seq, record_key, CASE WHEN record_key IS NULL OR (n = 1 AND busy IS NULL) ` +
+  `THEN 'pending' ELSE 'waiting' END FROM ranked LEFT JOIN LATERAL (SELECT true AS busy FROM webhook_delivery AS d ` +
+  `WHERE ranked.n = 1 AND d.endpoint = ranked.endpoint AND d."recordKey" = ranked.record_key AND d.state IN ('waiting', 'pending') LIMIT 1) AS b ON true ` +
+  `ORDER BY seq RETURNING id, endpoint, state, attempts, due) ` +
   `SELECT id, endpoint, attempts AS attempt, due FROM inserted WHERE state = 'pending'`
 
 /**
@@ -109,21 +112,27 @@ const LAST_ATTEMPT_FAILED =
  * pending, not waiting: the statement's parts touch different rows). An attempt is `pending` only
  * while its delivery will be retried: the last attempt of a delivery ended `failed` without one of
  * its own (the endpoint disabled, the event no longer kept) becomes `failed`, and so does one
- * answered after its delivery was ended (a 410 to another attempt meanwhile).
+ * answered after its delivery was ended (a 410 to another attempt meanwhile). Deliveries, and each
+ * record's first waiting one, are looked up by key one by one and rewritten by their ctids (as the
+ * push's settle does, sync-store.ts): without statistics of a backlog just written, the planner
+ * would rather read every delivery under way.
  */
 const SETTLE_SQL =
   `WITH recorded AS (INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome, error) ` +
   `SELECT $1::text, a.delivery, a.event_id, a.type, a.attempt, a.time, a.status, a.duration_ms, ` +
-  `CASE WHEN a.outcome = 'pending' AND d.state = 'failed' THEN 'failed' ELSE a.outcome END, a.error ` +
+  `CASE WHEN a.outcome <> 'pending' THEN a.outcome WHEN (SELECT d.state FROM webhook_delivery AS d WHERE d.id = a.delivery) = 'failed' ` +
+  `THEN 'failed' ELSE 'pending' END, a.error ` +
   `FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[]) ` +
-  `AS a(delivery, event_id, type, attempt, time, status, duration_ms, outcome, error) LEFT JOIN webhook_delivery AS d ON d.id = a.delivery), ` +
-  `ended AS (UPDATE webhook_delivery AS d SET state = e.state, attempts = e.attempts ` +
-  `FROM unnest($11::bigint[], $12::text[], $13::int[]) AS e(id, state, attempts) WHERE d.id = e.id RETURNING d.id, d.state, d.attempts), ` +
+  `AS a(delivery, event_id, type, attempt, time, status, duration_ms, outcome, error)), ` +
+  `ending AS MATERIALIZED (SELECT e.state, e.attempts, (SELECT d.ctid FROM webhook_delivery AS d WHERE d.id = e.id) AS tid ` +
+  `FROM unnest($11::bigint[], $12::text[], $13::int[]) AS e(id, state, attempts)), ` +
+  `ended AS (UPDATE webhook_delivery AS d SET state = ending.state, attempts = ending.attempts FROM ending ` +
+  `WHERE d.ctid = ANY (ARRAY(SELECT tid FROM ending)) AND d.ctid = ending.tid RETURNING d.id, d.state, d.attempts), ` +
   `cut AS (${LAST_ATTEMPT_FAILED} AND ended.state = 'failed'), ` +
   `recovered AS (UPDATE webhook_endpoint SET "failingSince" = NULL WHERE id = $1 AND "failingSince" IS NOT NULL ` +
   `AND EXISTS (SELECT 1 FROM ended WHERE state = 'delivered')) ` +
-  `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE cardinality($14::text[]) > 0 AND id IN (SELECT DISTINCT ON ("recordKey") id ` +
-  `FROM webhook_delivery WHERE endpoint = $1 AND "recordKey" = ANY ($14::text[]) AND state = 'waiting' ORDER BY "recordKey", seq) ` +
+  `UPDATE webhook_delivery SET state = 'pending', due = now() WHERE ctid = ANY (ARRAY(SELECT w.ctid FROM unnest($14::text[]) AS k(key), ` +
+  `LATERAL (SELECT ctid FROM webhook_delivery WHERE endpoint = $1 AND "recordKey" = k.key AND state = 'waiting' ORDER BY seq LIMIT 1) AS w)) ` +
   `RETURNING id, endpoint, attempts AS attempt, due`
 
 export class WebhookStore {
@@ -172,9 +181,20 @@ export class WebhookStore {
     if (patch.enabled === false) await this.endDeliveries(db, id)
   }
 
+  /**
+   * Deletes the endpoint, its deliveries and their attempts. The endpoint is locked first: an
+   * attempt being recorded (which holds it) is committed before its attempts are deleted.
+   */
   async delete(id: string): Promise<void> {
-    const { rowCount } = await this.pool.query('DELETE FROM webhook_endpoint WHERE id = $1', [id])
-    if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    const found = await inTransaction(this.pool, async (client) => {
+      const { rowCount } = await client.query('SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR UPDATE', [id])
+      if (rowCount !== 1) return false
+      await client.query('WITH attempts AS (DELETE FROM webhook_attempt WHERE endpoint = $1) DELETE FROM webhook_endpoint WHERE id = $1', [
+        id,
+      ])
+      return true
+    })
+    if (!found) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
   }
 
   /** The new secret signs from now; the current one keeps signing beside it for `graceHours` (an older one stops at once). */
@@ -255,6 +275,14 @@ export class WebhookStore {
    */
   async settle(db: Queryable, endpoint: string, attempts: readonly Attempted[], ended: readonly Ended[]): Promise<Queued[]> {
     if (attempts.length === 0 && ended.length === 0) return []
+    // The endpoint held to the transaction's end: none is recorded for an endpoint deleted
+    // meanwhile, and a deletion waits for those recorded before it.
+    const held = await db.query({
+      name: 'webhook-hold',
+      text: 'SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR KEY SHARE',
+      values: [endpoint],
+    })
+    if (held.rowCount !== 1) return []
     const keys = [...new Set(ended.map(({ delivery }) => delivery.recordKey).filter((key) => key !== null))]
     const { rows } = await db.query<Queued>({
       name: 'webhook-settle',
@@ -326,6 +354,7 @@ export class WebhookStore {
       where: `state IN ('delivered', 'failed') AND (seq <= $1 OR (seq IS NULL AND "createTime" < now() - make_interval(days => $2)))`,
       values: [rows[0].gone, days],
       batch: PRUNE_BATCH,
+      dependents: { table: 'webhook_attempt', column: 'delivery' },
     })
   }
 

@@ -77,6 +77,11 @@ t.test('a write is delivered as its feed event, signed with the secret answered 
   t.match(deliveries.list[0], { eventId: feed[0].id, type: 'record.added', attempt: 1, status: 204, outcome: 'delivered', error: null })
   t.equal(receiver.received.length, 1, 'record.deleted is not among its types')
   await ok('/system/webhook/delete', { id: 'main' })
+  const left = await pool.query(
+    `SELECT (SELECT count(*)::int FROM webhook_delivery WHERE endpoint = 'main') AS deliveries, ` +
+      `(SELECT count(*)::int FROM webhook_attempt WHERE endpoint = 'main') AS attempts`,
+  )
+  t.same(left.rows, [{ deliveries: 0, attempts: 0 }], 'a deleted endpoint leaves no delivery and no attempt')
 })
 
 t.test('a failed attempt is retried about 5 s then 5 min later; a 2xx delivers it', async (t) => {

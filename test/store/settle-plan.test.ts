@@ -3,50 +3,19 @@
 // with the values the store sent, reads no table in full, whatever the planner's cost of a random
 // page read: a settle costs its page, not the table (joined on ctid alone, PostgreSQL's default
 // costs would hash every row of the table).
-import type pg from 'pg'
 import t from 'tap'
 import { SyncStore, UNDELIVERED } from '../../src/store/sync-store.ts'
 import { record } from '../helpers/fixtures.ts'
 import { storeOnService } from '../helpers/gathering.ts'
+import { recording, scannedInFull, type Sent } from '../helpers/plans.ts'
 
 const { pool, registry, store } = await storeOnService(t)
 const resource = registry.get('monitorEquip')
 const BACKLOG = 20_000
 
-/** The statements the sync store sends, with their values: the pool's own answers, recorded. */
-const sent: { text: string; values: unknown[] }[] = []
-const recording = new Proxy(pool, {
-  get(target, property, receiver) {
-    if (property !== 'query') return Reflect.get(target, property, receiver)
-    return (text: string | { text: string }, values: unknown[] = []) => {
-      sent.push({ text: typeof text === 'string' ? text : text.text, values })
-      return target.query(text as string, values)
-    }
-  },
-}) as pg.Pool
-const sync = new SyncStore({ pool: recording, registry })
-
-/**
- * Every table a plan reads in full (sequential scans), by name, planned with PostgreSQL's default
- * cost of a random page read (4), not the service's (1.1): the plan must not depend on it.
- */
-async function scannedInFull(statement: { text: string; values: unknown[] }): Promise<string[]> {
-  const client = await pool.connect()
-  try {
-    await client.query('SET random_page_cost = 4')
-    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values)
-    const scanned: string[] = []
-    const visit = (node: Record<string, unknown>) => {
-      if (node['Node Type'] === 'Seq Scan') scanned.push(String(node['Relation Name']))
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) visit(child)
-    }
-    visit(rows[0]['QUERY PLAN'][0].Plan)
-    return scanned
-  } finally {
-    await client.query('RESET random_page_cost')
-    client.release()
-  }
-}
+/** The statements the sync store sends, with their values. */
+const sent: Sent[] = []
+const sync = new SyncStore({ pool: recording(pool, sent), registry })
 
 // A backlog just written: no statistics yet (autovacuum kept away, so that none arrive meanwhile).
 await pool.query('ALTER TABLE monitor_equip SET (autovacuum_enabled = false)')
@@ -70,7 +39,7 @@ t.test('a settled page is synced, and its statement reads the page rows only', a
   const { rows } = await pool.query(`SELECT count(*)::int AS n FROM monitor_equip WHERE sync_status = 'synced'`)
   t.equal(rows[0].n, 500)
   t.equal(sent.length, 1)
-  t.same(await scannedInFull(sent[0]), [], 'no table read in full')
+  t.same(await scannedInFull(pool, sent[0]), [], 'no table read in full')
 })
 
 t.test('a failed call is recorded on the page, and its statement reads the page rows only', async (t) => {
@@ -86,7 +55,7 @@ t.test('a failed call is recorded on the page, and its statement reads the page 
   ])
   t.equal(rows[0].n, 300)
   t.equal(sent.length, 1)
-  t.same(await scannedInFull(sent[0]), [], 'no table read in full')
+  t.same(await scannedInFull(pool, sent[0]), [], 'no table read in full')
 })
 
 t.end()

@@ -1,0 +1,100 @@
+// The webhooks' bookkeeping on a real database with a backlog of deliveries written after the
+// last statistics (an endpoint down for hours, faster than autovacuum): planning the deliveries of
+// newly numbered events, and settling a job's attempts, read the rows of those deliveries, not
+// the backlog. Each statement the store sent is run again (EXPLAIN ANALYZE, rolled back) and the
+// rows it read from the tables that grow with the backlog are counted.
+import t from 'tap'
+import { type Attempted, type DeliveryRow, type Ended, WebhookStore } from '../../src/store/webhook-store.ts'
+import { storeOnService } from '../helpers/gathering.ts'
+import { recording, rowsRead, type Sent } from '../helpers/plans.ts'
+
+const { pool } = await storeOnService(t)
+const BACKLOG = 20_000
+const NEW = 500
+/** Tables that grow with the backlog. */
+const LARGE = ['webhook_delivery', 'webhook_attempt', 'event']
+
+const webhooks = new WebhookStore({ pool })
+
+/** The most rows any statement sent read from the large tables. */
+async function mostRead(sent: Sent[]): Promise<number> {
+  return Math.max(...(await Promise.all(sent.map((statement) => rowsRead(pool, statement, LARGE)))))
+}
+
+// Statistics of the tables while empty, then none again (autovacuum kept away).
+for (const table of LARGE) await pool.query(`ANALYZE ${table}`)
+for (const table of LARGE) await pool.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`)
+await pool.query(
+  `INSERT INTO webhook_endpoint (id, url, types, secret) VALUES ('plan', 'https://example.com/hook', '{record.updated}', '\\x00')`,
+)
+// Events 1..BACKLOG+NEW, updates of BACKLOG+100 records. The first BACKLOG are delivered to the
+// endpoint and failing: their deliveries pending (to be retried), each with its attempt.
+await pool.query(
+  `INSERT INTO event (seq, id, type, time, "companyCode", data) SELECT i, gen_random_uuid(), 'record.updated', now(), 'C', ` +
+    `jsonb_build_object('resource', 'hazard/monitorEquip', 'id', 'R-' || (i % ($1::int + 100)), 'changes', '{}'::jsonb) ` +
+    `FROM generate_series(1, $1::int + $2::int) AS i`,
+  [BACKLOG, NEW],
+)
+await pool.query(
+  `WITH planned AS (INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, "recordKey", state, attempts) ` +
+    `SELECT 'plan', id, type, seq, 'C hazard/monitorEquip ' || (data ->> 'id'), 'pending', 1 FROM event WHERE seq <= $1 RETURNING id, "eventId") ` +
+    `INSERT INTO webhook_attempt (endpoint, delivery, "eventId", type, attempt, time, status, "durationMs", outcome) ` +
+    `SELECT 'plan', id, "eventId", 'record.updated', 1, now(), 500, 3, 'pending' FROM planned`,
+  [BACKLOG],
+)
+
+t.test('planning the deliveries of new events reads theirs, not the deliveries under way', async (t) => {
+  const sent: Sent[] = []
+  const client = await pool.connect()
+  try {
+    const queued = await webhooks.planDeliveries(recording(client, sent), BACKLOG + 1, BACKLOG + NEW)
+    // The 100 records first updated now have no delivery under way; the other 400 wait behind theirs.
+    t.equal(queued.length, 100)
+    const { rows } = await client.query(
+      `SELECT state, count(*)::int AS n FROM webhook_delivery WHERE seq > $1 GROUP BY state ORDER BY state`,
+      [BACKLOG],
+    )
+    t.same(rows, [
+      { state: 'pending', n: 100 },
+      { state: 'waiting', n: NEW - 100 },
+    ])
+  } finally {
+    client.release()
+  }
+  const read = await mostRead(sent)
+  t.ok(read <= 4 * NEW, `${read} rows read for ${NEW} events`)
+})
+
+t.test("settling a job's attempts reads their deliveries, not the backlog", async (t) => {
+  const { rows } = await pool.query<DeliveryRow>(`SELECT * FROM webhook_delivery WHERE seq <= $1 ORDER BY seq DESC LIMIT $1`, [NEW])
+  const attempts: Attempted[] = rows.map((delivery) => ({
+    delivery,
+    attempt: 2,
+    time: new Date(),
+    status: 204,
+    durationMs: 2,
+    outcome: 'delivered',
+    error: null,
+  }))
+  const ended: Ended[] = rows.map((delivery) => ({ delivery, state: 'delivered', attempts: 2 }))
+  const sent: Sent[] = []
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    const queued = await webhooks.settle(recording(client, sent), 'plan', attempts, ended)
+    await client.query('COMMIT')
+    // The records of the last 400 delivered have a delivery waiting behind: each is pending now.
+    t.equal(queued.length, NEW - 100)
+  } finally {
+    client.release()
+  }
+  const { rows: counts } = await pool.query(
+    `SELECT (SELECT count(*)::int FROM webhook_delivery WHERE state = 'delivered') AS delivered, ` +
+      `(SELECT count(*)::int FROM webhook_attempt WHERE outcome = 'delivered') AS attempts`,
+  )
+  t.same(counts, [{ delivered: NEW, attempts: NEW }])
+  const read = await mostRead(sent)
+  t.ok(read <= 4 * NEW, `${read} rows read for ${NEW} attempts`)
+})
+
+t.end()
