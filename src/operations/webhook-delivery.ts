@@ -44,6 +44,8 @@ const JOB_BUDGET_MS = 10_000
 const FALLBACK_MS = TIMEOUT_MS + 10_000
 /** An endpoint's connections are closed once it has had no attempt for this long. */
 const IDLE_CONNECTIONS_MS = 60_000
+/** How often each instance sweeps for a waiting delivery left behind (WebhookStore.stranded). */
+const SWEEP_MS = 5 * 60_000
 
 /** A job's deliveries: (delivery id, its attempt count when queued); a job queued before jobs carried several names one. */
 type DeliveryJob = { endpoint: string; deliveries: [string, number][] } | { delivery: string; attempt: number }
@@ -122,6 +124,8 @@ export class WebhookDelivery {
   private readonly lanes = new Map<string, Lane>()
   private readonly connections = new Map<string, Connections>()
   private repairs: NodeJS.Timeout | undefined
+  /** When the last sweep started (performance.now()). */
+  private swept = -Infinity
 
   constructor(options: {
     pool: pg.Pool
@@ -171,9 +175,10 @@ export class WebhookDelivery {
   }
 
   /**
-   * Queues the first waiting delivery of a record whose deliveries have none under way: one planned
-   * behind a delivery that ended while the sequencer was planning it (each saw the other's
-   * snapshot). Every few seconds, in every instance; idle endpoints' connections are closed then.
+   * Closes idle endpoints' connections, every few seconds; every SWEEP_MS (the first a few seconds
+   * after start), queues the first waiting delivery of a record whose deliveries have none under
+   * way. Planning and settling take turns, so none should be: the sweep, which reads every delivery
+   * waiting, is a safety net.
    */
   private async repair(): Promise<void> {
     const now = performance.now()
@@ -182,6 +187,8 @@ export class WebhookDelivery {
         void pool.destroy()
         this.connections.delete(endpoint)
       }
+    if (now - this.swept < SWEEP_MS) return
+    this.swept = now
     await inTransaction(this.pool, async (client) => this.queue(client, await this.store.stranded(client)))
   }
 

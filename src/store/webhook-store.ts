@@ -80,15 +80,15 @@ const PRUNE_BATCH = 5000
 const RECORD_KEY = `CASE WHEN e.data ? 'id' THEN e."companyCode" || ' ' || coalesce(e.data ->> 'resource', '') || ' ' || (e.data ->> 'id') END`
 
 /**
- * The deliveries of the events numbered first..last to the enabled endpoints subscribed to their
- * type: pending (to be queued) when no earlier delivery of the same record to that endpoint is
- * still under way, waiting otherwise. Runs in the sequencer's transaction, under its lock. Each
+ * The deliveries of the events numbered first..last to the endpoints $3 (enabled, locked) subscribed
+ * to their type: pending (to be queued) when no earlier delivery of the same record to that endpoint
+ * is still under way, waiting otherwise. Runs in the sequencer's transaction, under its lock. Each
  * record is looked up in the index of deliveries under way (a lateral probe): a scan of them all,
  * which the planner may prefer, grows with a backlog.
  */
 const PLAN_SQL =
   `WITH fresh AS (SELECT e.seq, e.id AS event_id, e.type, w.id AS endpoint, ${RECORD_KEY} AS record_key ` +
-  `FROM event AS e JOIN webhook_endpoint AS w ON w.enabled AND e.type = ANY (w.types) WHERE e.seq BETWEEN $1 AND $2), ` +
+  `FROM event AS e JOIN webhook_endpoint AS w ON w.id = ANY ($3::text[]) AND e.type = ANY (w.types) WHERE e.seq BETWEEN $1 AND $2), ` +
   `ranked AS (SELECT *, row_number() OVER (PARTITION BY endpoint, record_key ORDER BY seq) AS n FROM fresh), ` +
   `inserted AS (INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, "recordKey", state) ` +
   `SELECT endpoint, event_id, type, seq, record_key, CASE WHEN record_key IS NULL OR (n = 1 AND busy IS NULL) ` +
@@ -142,9 +142,21 @@ export class WebhookStore {
     this.pool = options.pool
   }
 
-  /** The deliveries of the events first..last (sequencer's transaction); answers those to queue now. */
+  /**
+   * The deliveries of the events first..last (sequencer's transaction); answers those to queue now.
+   * The enabled endpoints are locked first, and a settle holds its endpoint (`settle`): planning
+   * and settling the same endpoint's deliveries take turns, each seeing what the other committed.
+   * Were both to run at once, a delivery planned `waiting` behind one being ended would be left
+   * waiting, the settle not seeing it.
+   */
   async planDeliveries(client: Queryable, first: number, last: number): Promise<Queued[]> {
-    return (await client.query<Queued>({ name: 'webhook-plan', text: PLAN_SQL, values: [first, last] })).rows
+    const { rows: endpoints } = await client.query<{ id: string }>({
+      name: 'webhook-plan-lock',
+      text: 'SELECT id FROM webhook_endpoint WHERE enabled ORDER BY id FOR UPDATE',
+    })
+    if (endpoints.length === 0) return []
+    const ids = endpoints.map(({ id }) => id)
+    return (await client.query<Queued>({ name: 'webhook-plan', text: PLAN_SQL, values: [first, last, ids] })).rows
   }
 
   async add(db: Queryable, endpoint: { id: string; url: string; types: string[]; description?: string; secret: Buffer }): Promise<void> {
@@ -270,13 +282,14 @@ export class WebhookStore {
    * One endpoint's attempts recorded (as the deliveries page shows them) and the deliveries in
    * `ended` ended (delivered or failed, after their count of attempts), in one statement: a
    * delivery ends its run of failures; the next waiting delivery of each of their records becomes
-   * pending (answered, to be queued). One the sequencer planned behind them meanwhile (each seeing
-   * the other's snapshot) is queued by `stranded`.
+   * pending (answered, to be queued). The sequencer plans the endpoint's next deliveries before or
+   * after, never meanwhile (planDeliveries).
    */
   async settle(db: Queryable, endpoint: string, attempts: readonly Attempted[], ended: readonly Ended[]): Promise<Queued[]> {
     if (attempts.length === 0 && ended.length === 0) return []
     // The endpoint held to the transaction's end: none is recorded for an endpoint deleted
-    // meanwhile, and a deletion waits for those recorded before it.
+    // meanwhile, a deletion waits for those recorded before it, and so does the planning of the
+    // endpoint's next deliveries (planDeliveries).
     const held = await db.query({
       name: 'webhook-hold',
       text: 'SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR KEY SHARE',
@@ -307,7 +320,11 @@ export class WebhookStore {
     return rows
   }
 
-  /** The first waiting delivery of each record none of whose deliveries is pending, made pending (to be queued). */
+  /**
+   * The first waiting delivery of each record none of whose deliveries is pending, made pending (to
+   * be queued): none, since planning and settling take turns; a sweep for safety, reading every
+   * delivery waiting.
+   */
   async stranded(db: Queryable): Promise<Queued[]> {
     const { rows } = await db.query<Queued>(
       `UPDATE webhook_delivery AS d SET state = 'pending', due = now() WHERE d.state = 'waiting' ` +

@@ -5,6 +5,7 @@
 // rows it read from the tables that grow with the backlog are counted.
 import t from 'tap'
 import { type Attempted, type DeliveryRow, type Ended, WebhookStore } from '../../src/store/webhook-store.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { storeOnService } from '../helpers/gathering.ts'
 import { recording, rowsRead, type Sent } from '../helpers/plans.ts'
 
@@ -95,6 +96,51 @@ t.test("settling a job's attempts reads their deliveries, not the backlog", asyn
   t.same(counts, [{ delivered: NEW, attempts: NEW }])
   const read = await mostRead(sent)
   t.ok(read <= 4 * NEW, `${read} rows read for ${NEW} attempts`)
+})
+
+t.test("planning waits for a settle of the endpoint's deliveries, and sees what it ended", async (t) => {
+  // Record R-race: an event delivered (pending, its attempt answered), and the next being planned.
+  const first = BACKLOG + NEW + 1
+  await pool.query(
+    `INSERT INTO event (seq, id, type, time, "companyCode", data) SELECT i, gen_random_uuid(), 'record.updated', now(), 'C', ` +
+      `'{"resource": "hazard/monitorEquip", "id": "R-race", "changes": {}}' FROM generate_series($1::int, $1::int + 1) AS i`,
+    [first],
+  )
+  const sequencer = await pool.connect()
+  const settler = await pool.connect()
+  try {
+    t.equal((await webhooks.planDeliveries(sequencer, first, first)).length, 1, 'the first event pending')
+    const { rows } = await pool.query<DeliveryRow>(`SELECT * FROM webhook_delivery WHERE seq = $1`, [first])
+    await settler.query('BEGIN')
+    const attempt: Attempted = {
+      delivery: rows[0],
+      attempt: 1,
+      time: new Date(),
+      status: 204,
+      durationMs: 2,
+      outcome: 'delivered',
+      error: null,
+    }
+    await webhooks.settle(settler, 'plan', [attempt], [{ delivery: rows[0], state: 'delivered', attempts: 1 }])
+    // The settle not committed yet: the sequencer plans the next event.
+    await sequencer.query('BEGIN')
+    const sequencerPid = (await sequencer.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
+    let planned = false
+    const planning = webhooks.planDeliveries(sequencer, first + 1, first + 1).finally(() => (planned = true))
+    const waits = async () =>
+      (await pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [sequencerPid])).rows[0]?.wait_event_type === 'Lock'
+    t.ok(await eventually(async () => (await waits()) || planned, { what: 'the planning to wait or end' }), 'the planning waits or ends')
+    t.notOk(planned, 'the planning waits for the settle')
+    await settler.query('COMMIT')
+    const queued = await planning
+    await sequencer.query('COMMIT')
+    t.equal(queued.length, 1, 'the next event is queued at once')
+    const { rows: states } = await pool.query(`SELECT state FROM webhook_delivery WHERE seq = $1`, [first + 1])
+    t.same(states, [{ state: 'pending' }], 'pending, not left waiting behind a delivery already ended')
+  } finally {
+    sequencer.release()
+    settler.release()
+  }
 })
 
 t.end()
