@@ -1,8 +1,9 @@
 // The webhooks' bookkeeping on a real database with a backlog of deliveries written after the
 // last statistics (an endpoint down for hours, faster than autovacuum): planning the deliveries of
-// newly numbered events, and settling a job's attempts, read the rows of those deliveries, not
-// the backlog. Each statement the store sent is run again (EXPLAIN ANALYZE, rolled back) and the
-// rows it read from the tables that grow with the backlog are counted.
+// newly numbered events, settling a job's attempts and retrying its failures read the rows of
+// those deliveries, not the backlog; planning and settling one endpoint take turns. Each statement
+// the store sent is run again (EXPLAIN ANALYZE, rolled back) and the rows it read from the tables
+// that grow with the backlog are counted.
 import t from 'tap'
 import { type Attempted, type DeliveryRow, type Ended, WebhookStore } from '../../src/store/webhook-store.ts'
 import { eventually } from '../helpers/eventually.ts'
@@ -96,6 +97,24 @@ t.test("settling a job's attempts reads their deliveries, not the backlog", asyn
   t.same(counts, [{ delivered: NEW, attempts: NEW }])
   const read = await mostRead(sent)
   t.ok(read <= 4 * NEW, `${read} rows read for ${NEW} attempts`)
+})
+
+t.test("retrying a job's failed deliveries reads theirs, not the backlog", async (t) => {
+  const { rows } = await pool.query<DeliveryRow>(`SELECT * FROM webhook_delivery WHERE state = 'pending' ORDER BY seq LIMIT $1`, [NEW])
+  const due = new Date(Date.now() + 300_000)
+  const sent: Sent[] = []
+  const client = await pool.connect()
+  try {
+    const queued = await webhooks.retry(
+      recording(client, sent),
+      rows.map((delivery) => ({ delivery, attempts: 2, due })),
+    )
+    t.equal(queued.length, NEW)
+  } finally {
+    client.release()
+  }
+  const read = await mostRead(sent)
+  t.ok(read <= 4 * NEW, `${read} rows read for ${NEW} retries`)
 })
 
 t.test("planning waits for a settle of the endpoint's deliveries, and sees what it ended", async (t) => {
