@@ -183,6 +183,9 @@ export class WebhookStore {
     id: string,
     patch: { url?: string; types?: string[]; description?: string; enabled?: boolean },
   ): Promise<void> {
+    // Locked first, as `delete` does: a settle of the endpoint (which holds it, then its deliveries,
+    // and may update it) either ends before or waits, and never holds deliveries this disable ends.
+    await db.query('SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR UPDATE', [id])
     const { rowCount } = await db.query(
       `UPDATE webhook_endpoint SET url = coalesce($2, url), types = coalesce($3, types), description = coalesce($4, description), ` +
         `enabled = coalesce($5, enabled), "disabledReason" = CASE WHEN coalesce($5, enabled) THEN NULL ELSE coalesce("disabledReason", 'disabled by an admin') END, ` +
@@ -380,11 +383,13 @@ export class WebhookStore {
    * attempt of each, `pending` while it was to be retried, is `failed` now that it will not be.
    */
   async disable(db: Queryable, endpoint: string, reason: string): Promise<void> {
+    // The deliveries first: another settle of the endpoint may hold some of them and then update the
+    // endpoint (its run of failures ended); taken in the other order, each would wait for the other.
+    await this.endDeliveries(db, endpoint)
     await db.query(`UPDATE webhook_endpoint SET enabled = false, "disabledReason" = $2, "updateTime" = now() WHERE id = $1`, [
       endpoint,
       reason,
     ])
-    await this.endDeliveries(db, endpoint)
   }
 
   /** Ends every delivery to the endpoint still under way `failed`, and so the last attempt of each. */
