@@ -58,7 +58,7 @@ export async function rowsRead(pool: pg.Pool, statement: Sent, tables: readonly 
   const nodes = await planOf(pool, statement, 'ANALYZE, ', 'BEGIN', 'ROLLBACK')
   let read = 0
   for (const node of nodes)
-    if (tables.includes(String(node['Relation Name']))) {
+    if (String(node['Node Type']).endsWith('Scan') && tables.includes(String(node['Relation Name']))) {
       const removed = Number(node['Rows Removed by Filter'] ?? 0) + Number(node['Rows Removed by Index Recheck'] ?? 0)
       read += (Number(node['Actual Rows']) + removed) * Number(node['Actual Loops'])
     }
