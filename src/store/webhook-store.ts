@@ -169,7 +169,7 @@ export class WebhookStore {
 
   async get(id: string, db: Queryable = this.pool): Promise<EndpointRow> {
     const { rows } = await db.query<EndpointRow>('SELECT * FROM webhook_endpoint WHERE id = $1', [id])
-    if (!rows[0]) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    if (!rows[0]) throw notFound(id)
     return rows[0]
   }
 
@@ -192,7 +192,7 @@ export class WebhookStore {
         `"failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END, "updateTime" = now() WHERE id = $1`,
       [id, patch.url ?? null, patch.types ?? null, patch.description ?? null, patch.enabled ?? null],
     )
-    if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    if (rowCount !== 1) throw notFound(id)
     if (patch.enabled === false) await this.endDeliveries(db, id)
   }
 
@@ -209,7 +209,7 @@ export class WebhookStore {
       ])
       return true
     })
-    if (!found) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    if (!found) throw notFound(id)
   }
 
   /** The new secret signs from now; the current one keeps signing beside it for `graceHours` (an older one stops at once). */
@@ -219,7 +219,7 @@ export class WebhookStore {
         `"updateTime" = now() WHERE id = $1`,
       [id, secret, graceHours],
     )
-    if (rowCount !== 1) throw new BusinessError(Code.notFound, message('webhookNotFound', { id }))
+    if (rowCount !== 1) throw notFound(id)
   }
 
   /** One delivery outside the order rule (a ping, a redelivery), pending at once. */
@@ -227,11 +227,17 @@ export class WebhookStore {
     db: Queryable,
     delivery: { endpoint: string; eventId: string; type: string; seq: number | null; body: Record<string, unknown> | null },
   ): Promise<Queued> {
-    const { rows } = await db.query<Queued>(
-      `INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, body, state) VALUES ($1, $2, $3, $4, $5, 'pending') ` +
-        `RETURNING id, endpoint, attempts AS attempt, due`,
-      [delivery.endpoint, delivery.eventId, delivery.type, delivery.seq, delivery.body],
-    )
+    const { rows } = await db
+      .query<Queued>(
+        `INSERT INTO webhook_delivery (endpoint, "eventId", type, seq, body, state) VALUES ($1, $2, $3, $4, $5, 'pending') ` +
+          `RETURNING id, endpoint, attempts AS attempt, due`,
+        [delivery.endpoint, delivery.eventId, delivery.type, delivery.seq, delivery.body],
+      )
+      .catch((error: unknown) => {
+        // The endpoint deleted since it was read (a `delete` meanwhile): as if it had never been.
+        if ((error as { code?: string }).code === '23503') throw notFound(delivery.endpoint)
+        throw error
+      })
     return rows[0]
   }
 
@@ -400,4 +406,8 @@ export class WebhookStore {
       [endpoint],
     )
   }
+}
+
+function notFound(id: string): BusinessError {
+  return new BusinessError(Code.notFound, message('webhookNotFound', { id }))
 }

@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { webhookSigner } from '../../src/operations/webhook-signature.ts'
+import { WebhookStore } from '../../src/store/webhook-store.ts'
 import { record } from '../helpers/fixtures.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { startService } from '../helpers/service.ts'
@@ -82,6 +83,18 @@ t.test('a write is delivered as its feed event, signed with the secret answered 
       `(SELECT count(*)::int FROM webhook_attempt WHERE endpoint = 'main') AS attempts`,
   )
   t.same(left.rows, [{ deliveries: 0, attempts: 0 }], 'a deleted endpoint leaves no delivery and no attempt')
+})
+
+t.test('a test or redelivery whose endpoint is deleted meanwhile is refused as an unknown endpoint (1004)', async (t) => {
+  // The moment after the endpoint was read and before the delivery is written, as a delete would leave it.
+  const adding = new WebhookStore({ pool }).addDelivery(pool, {
+    endpoint: 'deleted',
+    eventId: randomUUID(),
+    type: 'ping',
+    seq: null,
+    body: {},
+  })
+  await t.rejects(adding, { code: 1004 })
 })
 
 t.test('a failed attempt is retried about 5 s then 5 min later; a 2xx delivers it', async (t) => {
