@@ -47,7 +47,10 @@ t.test('a delivery of the service is accepted and printed', async (t) => {
   await ok('/prevent/riskUnit/add', record('riskUnit', 'RU-README1'))
   await eventually(() => printed.includes("'RU-README1'"), { what: 'the delivery printed by the receiver' })
   t.match(printed, /type: 'record\.added'/)
-  const [attempt] = (await ok('/system/webhook/deliveries', { id: 'readme' })).list
+  // The attempt is saved once its answer is read: maybe a moment after the receiver printed it.
+  const attempt = await eventually(async () => (await ok('/system/webhook/deliveries', { id: 'readme' })).list[0], {
+    what: 'the attempt saved',
+  })
   t.match(attempt, { type: 'record.added', status: 204, outcome: 'delivered' })
 })
 
