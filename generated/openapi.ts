@@ -7630,7 +7630,7 @@ export type components = {
         WebhookId: string;
         /**
          * Format: uri
-         * @description Where events are POSTed: an http(s) URL. Refused (1002) when its host is, or resolves to, an address on a loopback, private (RFC 1918), carrier-grade NAT, link-local (cloud metadata included), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified network (IPv4-mapped IPv6 forms included, and the IPv4-compatible `::/96`, IPv4-translated `::ffff:0:0:0/96` and local-use NAT64 `64:ff9b:1::/48` networks; a well-known NAT64 address `64:ff9b::/96` is judged by the IPv4 address it carries), or does not resolve; the name is resolved again at each delivery and such addresses are never connected to. WEBHOOK_ALLOW_PRIVATE=true lifts this (tests, isolated networks).
+         * @description Where events are POSTed: an http(s) URL, without credentials, on any port but 0 (refused, 1002). Refused (1002) too when its host is, or resolves to, an address on a loopback, private (RFC 1918), carrier-grade NAT, link-local (cloud metadata included), 0.0.0.0/8, IPv6 unique-local, link-local or unspecified network (IPv4-mapped IPv6 forms included, and the IPv4-compatible `::/96`, IPv4-translated `::ffff:0:0:0/96` and local-use NAT64 `64:ff9b:1::/48` networks; a well-known NAT64 address `64:ff9b::/96` is judged by the IPv4 address it carries), or does not resolve; the name is resolved again at each delivery and such addresses are never connected to. WEBHOOK_ALLOW_PRIVATE=true lifts this (tests, isolated networks).
          */
         WebhookUrl: string;
         /** @description The event types delivered to the endpoint. */

@@ -189,6 +189,7 @@ export const catalogue = {
   urlNotUrl: { en: 'url: not a URL: {url}', zh: 'url：不是有效的 URL：{url}' },
   urlScheme: { en: 'url: must be http or https', zh: 'url：必须为 http 或 https' },
   urlCredentials: { en: 'url: must not carry credentials', zh: 'url：不能包含用户名或密码' },
+  urlPort: { en: 'url: port 0 cannot be connected to', zh: 'url：端口 0 无法连接' },
   urlUnresolved: { en: 'url: the name {host} does not resolve', zh: 'url：无法解析主机名 {host}' },
   urlPrivate: {
     en: 'url: {host} is on a loopback, private or link-local network ({address})',

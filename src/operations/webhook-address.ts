@@ -71,6 +71,7 @@ export async function checkWebhookUrl(text: string, allowPrivate: boolean): Prom
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BusinessError(Code.badParameter, message('urlScheme'))
   if (url.username || url.password) throw new BusinessError(Code.badParameter, message('urlCredentials'))
+  if (url.port === '0') throw new BusinessError(Code.badParameter, message('urlPort'))
   const host = hostOf(url)
   let addresses: string[]
   try {

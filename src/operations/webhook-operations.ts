@@ -103,7 +103,9 @@ export class WebhookOperations {
   }
 
   /** One more delivery of an event now (same webhook-id), outside the order of its record's events. */
-  async redeliver(id: string, eventId: string): Promise<{ eventId: string }> {
+  async redeliver(id: string, sent: string): Promise<{ eventId: string }> {
+    // As the delivery's webhook-id says it: a uuid's canonical (lower-case) form, whatever the case sent.
+    const eventId = sent.toLowerCase()
     const endpoint = await this.store.get(id)
     if (!endpoint.enabled) throw new BusinessError(Code.badParameter, message('webhookDisabled', { id }))
     const event = await this.store.eventSeq(eventId)

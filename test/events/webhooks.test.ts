@@ -269,7 +269,8 @@ t.test('rotation: both secrets sign for a while, never more than two; ping and r
   t.equal(ping.signatures.length, 2)
   t.ok(verified(first, ping) && verified(second, ping), 'both secrets verify')
   const { secret: third } = await ok('/system/webhook/rotateSecret', { id: 'rotating' })
-  await ok('/system/webhook/redeliver', { id: 'rotating', eventId })
+  const answered = await ok('/system/webhook/redeliver', { id: 'rotating', eventId: eventId.toUpperCase() })
+  t.equal(answered.eventId, eventId, 'the webhook-id as delivered, whatever the case sent')
   await eventually(() => receiver.received.length === 2, { what: 'the redelivery' })
   const redelivered = receiver.received[1]
   t.equal(redelivered.id, eventId, 'the same webhook-id')
@@ -278,6 +279,16 @@ t.test('rotation: both secrets sign for a while, never more than two; ping and r
   t.notOk(verified(first, redelivered), "the oldest's grace ended at the second rotation")
   t.equal((await service.call('/system/webhook/redeliver', { id: 'rotating', eventId: crypto.randomUUID() }, { token })).body.code, 1004)
   await ok('/system/webhook/delete', { id: 'rotating' })
+})
+
+t.test('an address no connection can reach is refused, private networks allowed or not', async (t) => {
+  const answer = await service.call(
+    '/system/webhook/add',
+    { id: 'port-zero', url: 'http://127.0.0.1:0/hook', types: ['record.added'] },
+    { token },
+  )
+  t.match(answer.body, { code: 1002, msg: /port 0/ })
+  t.equal((await ok('/system/webhook/list', {})).list.filter((endpoint: { id: string }) => endpoint.id === 'port-zero').length, 0)
 })
 
 t.test('a slow endpoint slows neither a write nor another endpoint', async (t) => {
