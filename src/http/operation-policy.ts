@@ -59,7 +59,8 @@ export function operationPolicies(document: OpenApiDocument): Map<string, Operat
           bodyRequired: spec.requestBody?.required === true,
           bodyLimit: bodyLimitOf(operationId, path, spec),
           edition: spec['x-edition'],
-          batch: bodyLimitOf(operationId, path, spec) === 'batch',
+          // Readings' add-batch has a limit of its own but judges its items one by one too.
+          batch: bodyLimitOf(operationId, path, spec) === 'batch' || path.endsWith('/add-batch'),
           keepsBytes: operationId === 'systemPushRecords',
         },
       ]

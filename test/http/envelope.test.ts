@@ -194,6 +194,26 @@ t.test('in an add-batch, a __proto__ member of an item fails that item alone; at
   t.equal((await service.call('/prevent/riskUnit/getById', { id: 'RU-PB5' }, { token })).body.code, 1004)
 })
 
+t.test("in the readings' add-batch too, a __proto__ member of a reading fails that reading alone", async (t) => {
+  t.equal((await service.call('/hazard/monitorEquip/add', record('monitorEquip', 'ME-PROTO'), { token })).body.code, 0)
+  const time = (offset: number) => new Date(Date.now() - 60_000 + offset * 1000).toISOString()
+  const raw =
+    `{"list":[{"monitorEquipId":"ME-PROTO","time":"${time(0)}","value":"1"},` +
+    `{"monitorEquipId":"ME-PROTO","time":"${time(1)}","value":"2","__proto__":{"a":1}}]}`
+  const reply = await service.call('/hazard/monitorData/add-batch', undefined, {
+    token,
+    raw,
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same([reply.status, reply.body.code], [200, 0])
+  t.match(reply.body.data, {
+    accepted: 1,
+    duplicates: 0,
+    failed: [{ index: 1, monitorEquipId: 'ME-PROTO', code: 1002, reason: '__proto__: unknown field' }],
+  })
+  t.equal(({} as any).a, undefined, 'no prototype reached')
+})
+
 t.test('a path whose percent-encoding is not valid is 404/1008, as the envelope', async (t) => {
   for (const path of ['/prevent/riskUnit/%ZZ', '/hazard/monitorEquip/list%E0', '/%ZZ']) {
     const reply = await service.call(path, {}, { token })
