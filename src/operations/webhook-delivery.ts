@@ -23,6 +23,8 @@ export const DELIVERY_QUEUE = 'webhook-delivery'
 /** Seconds before each retry (±20 %); after the last, the delivery is failed. */
 export const RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]
 const TIMEOUT_MS = 15_000
+/** undici's codes for an endpoint that did not connect, or answer, within TIMEOUT_MS. */
+const ANSWER_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
 const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3600_000
 /**
  * Attempts to one endpoint that have gone unanswered over SLOW_MS, at most, in this process: a
@@ -102,6 +104,12 @@ class Lane {
     const [first] = this.waiting
     first?.()
   }
+}
+
+/** An endpoint's connections and the path its attempts are POSTed to. */
+interface Target {
+  pool: Pool
+  path: string
 }
 
 /** An endpoint's keep-alive connections (at most MOST_PER_ENDPOINT), each to an address checked when it connected. */
@@ -248,6 +256,7 @@ export class WebhookDelivery {
         })
     }
     const sign = await this.signer(endpoint)
+    const target = sendable.length > 0 ? this.target(endpoint) : undefined
     const lane = this.lanes.get(endpoint.id) ?? new Lane()
     this.lanes.set(endpoint.id, lane)
     const waiting: Queued[] = []
@@ -266,7 +275,7 @@ export class WebhookDelivery {
           next = sendable.length
           return
         }
-        const attempt = this.send(delivery, endpoint, payload, sign).finally(() => lane.leave(token))
+        const attempt = this.send(delivery, target, payload, sign).finally(() => lane.leave(token))
         const answer = await within(attempt, SLOW_MS)
         if (answer) settled.push(answer)
         else {
@@ -306,13 +315,13 @@ export class WebhookDelivery {
   /** Signs and POSTs the delivery's payload; answers what came of it. */
   private async send(
     delivery: DeliveryRow,
-    endpoint: EndpointRow,
+    target: Target | undefined,
     payload: string,
     sign: (id: string, at: Date, payload: string) => string,
   ): Promise<Outcome> {
     const now = new Date(this.clock())
     const started = performance.now()
-    const answer = await this.post(endpoint, payload, {
+    const answer = await this.post(target, payload, {
       'content-type': 'application/json',
       'webhook-id': delivery.eventId,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
@@ -367,18 +376,18 @@ export class WebhookDelivery {
       this.log.info({ endpoint: endpoint.id, event: delivery.eventId, status, error }, 'webhook attempt failed')
   }
 
-  /** POSTs the payload; a 2xx status within 15 s delivers it. Refused networks are never connected to. */
-  private async post(endpoint: EndpointRow, payload: string, headers: Record<string, string>): Promise<Answer> {
+  /** Where the endpoint's attempts go: its connections and path; none when its address is on a refused network. */
+  private target(endpoint: EndpointRow): Target | undefined {
     const url = new URL(endpoint.url)
-    if (refusedLiteral(url, this.allowPrivate)) return { status: null, error: 'the address is on a refused network' }
+    if (refusedLiteral(url, this.allowPrivate)) return undefined
+    return { pool: this.connectionsTo(endpoint, url), path: `${url.pathname}${url.search}` }
+  }
+
+  /** POSTs the payload; a 2xx status within 15 s delivers it. Refused networks are never connected to. */
+  private async post(target: Target | undefined, payload: string, headers: Record<string, string>): Promise<Answer> {
+    if (!target) return { status: null, error: 'the address is on a refused network' }
     try {
-      const response = await this.connectionsTo(endpoint, url).request({
-        method: 'POST',
-        path: `${url.pathname}${url.search}`,
-        headers,
-        body: payload,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      })
+      const response = await target.pool.request({ method: 'POST', path: target.path, headers, body: payload })
       // Read to its end, so that the connection serves the next attempt.
       await response.body.dump()
       return { status: response.statusCode, error: null }
@@ -386,10 +395,7 @@ export class WebhookDelivery {
       const error = caught as Error & { code?: string }
       return {
         status: null,
-        error:
-          error.name === 'AbortError' || error.name === 'TimeoutError'
-            ? 'no answer within 15 s'
-            : `${error.code ?? error.name}: ${error.message}`,
+        error: ANSWER_TIMEOUTS.has(error.code ?? '') ? 'no answer within 15 s' : `${error.code ?? error.name}: ${error.message}`,
       }
     }
   }
@@ -402,7 +408,14 @@ export class WebhookDelivery {
       return kept.pool
     }
     void kept?.pool.destroy()
-    const pool = new Pool(url.origin, { connections: MOST_PER_ENDPOINT, connect: { lookup: guardedLookup(this.allowPrivate) } })
+    // The pool's own timeouts bound each attempt's wait for its answer: a timer of
+    // undici's per request, instead of an abort signal made and listened to per attempt.
+    const pool = new Pool(url.origin, {
+      connections: MOST_PER_ENDPOINT,
+      connect: { lookup: guardedLookup(this.allowPrivate), timeout: TIMEOUT_MS },
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+    })
     this.connections.set(endpoint.id, { origin: url.origin, pool, used: performance.now() })
     return pool
   }

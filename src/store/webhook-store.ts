@@ -183,27 +183,20 @@ export class WebhookStore {
     id: string,
     patch: { url?: string; types?: string[]; description?: string; enabled?: boolean },
   ): Promise<void> {
-    // Locked first, as `delete` does: a settle of the endpoint (which holds it, then its deliveries,
-    // and may update it) either ends before or waits, and never holds deliveries this disable ends.
-    await db.query('SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR UPDATE', [id])
-    const { rowCount } = await db.query(
+    if (!(await lockEndpoint(db, id))) throw notFound(id)
+    await db.query(
       `UPDATE webhook_endpoint SET url = coalesce($2, url), types = coalesce($3, types), description = coalesce($4, description), ` +
         `enabled = coalesce($5, enabled), "disabledReason" = CASE WHEN coalesce($5, enabled) THEN NULL ELSE coalesce("disabledReason", 'disabled by an admin') END, ` +
         `"failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END, "updateTime" = now() WHERE id = $1`,
       [id, patch.url ?? null, patch.types ?? null, patch.description ?? null, patch.enabled ?? null],
     )
-    if (rowCount !== 1) throw notFound(id)
     if (patch.enabled === false) await this.endDeliveries(db, id)
   }
 
-  /**
-   * Deletes the endpoint, its deliveries and their attempts. The endpoint is locked first: an
-   * attempt being recorded (which holds it) is committed before its attempts are deleted.
-   */
+  /** Deletes the endpoint, its deliveries and their attempts. */
   async delete(id: string): Promise<void> {
     const found = await inTransaction(this.pool, async (client) => {
-      const { rowCount } = await client.query('SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR UPDATE', [id])
-      if (rowCount !== 1) return false
+      if (!(await lockEndpoint(client, id))) return false
       await client.query('WITH attempts AS (DELETE FROM webhook_attempt WHERE endpoint = $1) DELETE FROM webhook_endpoint WHERE id = $1', [
         id,
       ])
@@ -267,7 +260,8 @@ export class WebhookStore {
     const { rows } = await this.pool.query<DueDelivery>({
       name: 'webhook-due',
       text:
-        `SELECT d.*, e.time AS "eventTime", e."companyCode" AS "eventCompany", e.data AS "eventData" ` +
+        `SELECT d.id, d.endpoint, d."eventId", d.type, d.seq, d.body, d."recordKey", d.state, d.attempts, ` +
+        `e.time AS "eventTime", e."companyCode" AS "eventCompany", e.data AS "eventData" ` +
         `FROM webhook_delivery AS d JOIN unnest($1::bigint[], $2::int[]) AS j(id, attempt) ON d.id = j.id ` +
         `AND d.attempts = j.attempt LEFT JOIN event AS e ON e.seq = d.seq WHERE d.state = 'pending' ORDER BY d.id`,
       values: [items.map(([id]) => id), items.map(([, attempt]) => attempt)],
@@ -406,6 +400,16 @@ export class WebhookStore {
       [endpoint],
     )
   }
+}
+
+/**
+ * Locks the endpoint's row for an admin's change; false when there is none. Taken first, as a
+ * settle takes it (`settle`): a settle either ends before or waits, so an attempt being recorded is
+ * committed before a deletion removes its attempts, and a disable never ends deliveries a settle holds.
+ */
+async function lockEndpoint(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM webhook_endpoint WHERE id = $1 FOR UPDATE', [id])
+  return rowCount === 1
 }
 
 function notFound(id: string): BusinessError {
