@@ -7406,6 +7406,7 @@ export type components = {
             last: components["schemas"]["Decimal"];
             /** @enum {integer} */
             lastQuality: 0 | 1;
+            /** @description The minute's readings; above 2147483647 the minute fails alone (1002). */
             count: number;
         };
         /** @description Body of `/system/push/readings`: 1..5 000 minutes of readings (`PushedMinute`), of any points and minutes, in any order. */

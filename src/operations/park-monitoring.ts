@@ -24,6 +24,11 @@ export interface MinutesPushResult {
   failed: { index: number; code: number; reason: string }[]
 }
 
+/** A fraction of a second that is not zero (`10:02:00.5`): not a minute's start. */
+const FRACTION = /:\d{2}\.\d*[1-9]/
+/** The most readings a stored minute counts (a 32-bit integer). */
+const MOST_COUNT = 2 ** 31 - 1
+
 /** An instant's Unix second, rounded down to its minute. */
 function minuteOf(instant: string): number {
   return Math.floor((instantSeconds(instant) ?? Number.NaN) / 60) * 60
@@ -53,8 +58,10 @@ export class ParkMonitoring {
       }
       const minute = item as PushedMinute
       const seconds = instantSeconds(minute.minute)
-      if (seconds === undefined || seconds % 60 !== 0) {
+      if (seconds === undefined || seconds % 60 !== 0 || FRACTION.test(minute.minute)) {
         failed.push({ index, code: Code.badParameter, reason: 'minute: must be the start of a minute (seconds 0)' })
+      } else if (minute.count > MOST_COUNT) {
+        failed.push({ index, code: Code.badParameter, reason: `count: must be at most ${MOST_COUNT}` })
       } else if (ownCompany !== undefined && minute.companyCode !== ownCompany) {
         const reason = `permission denied: this account pushes for companyCode ${ownCompany}, not ${minute.companyCode}`
         failed.push({ index, code: Code.forbidden, reason })

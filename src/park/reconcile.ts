@@ -201,7 +201,7 @@ export class Reconciler {
 
   private async localHeld(resource: SyncTable, prefixes: string[]): Promise<(HeldVersion & { pending: boolean })[]> {
     const { rows } = await this.pool.query(
-      `SELECT id, version::int AS version, live IS NULL AS deleted, sync_status = 'pending' AS pending FROM "${resource.table}" ` +
+      `SELECT id, version, live IS NULL AS deleted, sync_status = 'pending' AS pending FROM "${resource.table}" ` +
         `WHERE "companyCode" = $1 AND left(md5(id), $3) = ANY($2::text[])`,
       [this.companyCode, prefixes, prefixes[0].length],
     )

@@ -12,7 +12,7 @@
 // whose first entry is an update of version 2 (a tombstone first received at version 2 has no add).
 import type pg from 'pg'
 import { BusinessError, Code, severalEnterprises } from '../errors.ts'
-import type { ResourceDef } from '../resources/resource-registry.ts'
+import type { FieldDef, ResourceDef } from '../resources/resource-registry.ts'
 import type { InstantFormatter } from './instant-format.ts'
 import { message } from '../messages/message.ts'
 
@@ -81,13 +81,13 @@ export class HistoryStore {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
       const { rows } = await client.query<HistoryRow>(
-        `SELECT version::int AS version, action, time, "userName", changes FROM record_history ` +
+        `SELECT version, action, time, "userName", changes FROM record_history ` +
           `WHERE resource = $1 AND id = $2 AND "companyCode" = $3 ORDER BY version DESC LIMIT $4 OFFSET $5`,
         [...key, query.pageSize, offset],
       )
       const [stored] = (
         await client.query<{ total: number; first: number | null; firstAction: string | null; added: boolean | null }>(
-          'SELECT count(*)::int AS total, min(version)::int AS first, (array_agg(action ORDER BY version))[1] AS "firstAction", ' +
+          'SELECT count(*)::int AS total, min(version) AS first, (array_agg(action ORDER BY version))[1] AS "firstAction", ' +
             'bool_or(action = $4) AS added FROM record_history ' +
             'WHERE resource = $1 AND id = $2 AND "companyCode" = $3',
           [...key, 'add'],
@@ -121,7 +121,7 @@ export class HistoryStore {
     companyCode: string,
   ): Promise<FirstVersion | undefined> {
     const { rows } = await client.query<FirstVersion>(
-      `SELECT version::int AS version, "createTime", "createBy", to_jsonb(t) AS row, ` +
+      `SELECT version, "createTime", "createBy", to_jsonb(t) AS row, ` +
         `($3::int IS NULL OR "createTime" >= now() - make_interval(days => $3::int)) AS "withinRetention" ` +
         `FROM "${resource.table}" AS t WHERE id = $1 AND "companyCode" = $2`,
       [id, companyCode, this.retentionDays ?? null],
@@ -174,7 +174,7 @@ export class HistoryStore {
  * events carry the same (store/event-store.ts).
  */
 export function changesInWireForm(
-  resource: ResourceDef,
+  resource: { fields: readonly FieldDef[] },
   action: HistoryEntry['action'],
   stored: Record<string, unknown>,
   format: InstantFormatter,

@@ -151,7 +151,7 @@ export class ParkStore {
   async held(resource: SyncTable, companyCode: string, prefixes: string[], limit = DIGEST_RECORDS_LIMIT): Promise<HeldVersion[]> {
     const length = prefixes[0]?.length ?? 0
     const { rows } = await this.pool.query(
-      `SELECT id, version::int AS version, live IS NULL AS deleted FROM ${quote(resource.table)} ` +
+      `SELECT id, version, live IS NULL AS deleted FROM ${quote(resource.table)} ` +
         `WHERE "companyCode" = $1 AND left(md5(id), $3) = ANY($2::text[]) ORDER BY id LIMIT $4`,
       [companyCode, prefixes, length, limit + 1],
     )

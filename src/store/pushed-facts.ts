@@ -136,7 +136,7 @@ export class PushedFactStore {
       keyset = ` AND (t."updateTime", t.id) > ($2, $3)`
     }
     const { rows } = await this.pool.query(
-      `SELECT ${kind.select}, t.version::int AS version, t."updateTime"::text AS "__updateTime", octet_length(t::text) AS "__bytes" ` +
+      `SELECT ${kind.select}, t.version, t."updateTime"::text AS "__updateTime", octet_length(t::text) AS "__bytes" ` +
         `FROM ${quote(kind.table)} AS t WHERE t.sync_status = 'pending'${keyset}${kind.waits ? ` AND NOT (${kind.waits})` : ''} ` +
         `ORDER BY t."updateTime", t.id LIMIT $1`,
       values,

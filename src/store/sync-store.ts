@@ -318,7 +318,7 @@ export class SyncStore {
     if (!Number.isInteger(limit)) throw new Error(`limit must be an integer, got ${limit}`)
     const parts = resources.map(
       (resource) =>
-        `(SELECT ${literal(resource.key)}::text AS resource, id, live IS NULL AS deleted, version::int AS version, sync_error, sync_time ` +
+        `(SELECT ${literal(resource.key)}::text AS resource, id, live IS NULL AS deleted, version, sync_error, sync_time ` +
         `FROM ${quote(resource.table)} WHERE sync_status = 'failed' ORDER BY sync_time DESC NULLS LAST LIMIT ${limit})`,
     )
     const text = `SELECT * FROM (${parts.join(' UNION ALL ')}) AS failed ORDER BY sync_time DESC NULLS LAST, resource, id LIMIT ${limit}`

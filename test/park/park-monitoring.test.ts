@@ -223,8 +223,22 @@ t.test('the park spans its enterprises: 1002 for a point id several hold, each e
     lastQuality: 0,
     count: 2,
   }
-  const pushed = await onPark('/system/push/readings', { list: [minute, { ...minute, minute: at(121) }] })
-  t.same(pushed.data, { applied: 1, failed: [{ index: 1, code: 1002, reason: 'minute: must be the start of a minute (seconds 0)' }] })
+  const fraction = at(120).replace('.000Z', '.500Z')
+  const pushed = await onPark('/system/push/readings', {
+    list: [minute, { ...minute, minute: at(121) }, { ...minute, minute: fraction }, { ...minute, minute: at(180), count: 2 ** 31 }],
+  })
+  t.same(
+    pushed.data,
+    {
+      applied: 1,
+      failed: [
+        { index: 1, code: 1002, reason: 'minute: must be the start of a minute (seconds 0)' },
+        { index: 2, code: 1002, reason: 'minute: must be the start of a minute (seconds 0)' },
+        { index: 3, code: 1002, reason: 'count: must be at most 2147483647' },
+      ],
+    },
+    'each refused alone, the valid minute applied',
+  )
   await onPark('/system/push/records', { resource: 'monitorEquip', list: [pushedRecord('monitorEquip', 'PM-2', { companyCode: OTHER })] })
 
   const body = { monitorEquipIds: ['PM-2'], from: at(0), to: at(3600), bucket: '1m' }

@@ -119,6 +119,20 @@ t.test('a late push of an older version never overwrites newer data on the park'
   t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-LATE' })).code, 1004, 'an older version does not bring it back')
 })
 
+t.test('a version beyond 32 bits is held, and read back by history and the digest', async (t) => {
+  const version = 2 ** 31 + 5
+  t.same((await pushToPark({ list: [pushedRiskUnit('RU-BIG', version, 'big')] })).data.held, [{ id: 'RU-BIG', index: 0, version }])
+  t.equal((await parkCall('/prevent/riskUnit/getById', { id: 'RU-BIG' })).data.riskUnitName, 'big')
+  const history = await parkCall('/prevent/riskUnit/history', { id: 'RU-BIG' })
+  t.equal(history.code, 0, history.msg)
+  t.equal(history.data.list[0].version, version)
+  const digest = await parkCall('/system/sync/digest', { resource: 'riskUnit', companyCode: '000000000', prefixes: [''], records: true })
+  t.equal(digest.code, 0, digest.msg)
+  t.match(JSON.stringify(digest.data), `"version":${version}`)
+  // Gone again, so that the park holds what the enterprise wrote, as the tests below compare.
+  t.same((await pushToPark({ list: [{ ...pushedRiskUnit('RU-BIG', version + 1, 'big'), deleted: true }] })).data.succeeded, ['RU-BIG'])
+})
+
 // The park reads a compact page's list from the body's own bytes (request-bodies.ts,
 // pushedListBytes): what it holds is still what the body parses into, however the text is written.
 t.test('a pushed page is applied as its body parses, however its text is written', async (t) => {
