@@ -162,7 +162,7 @@ function sharedParts(
     format,
     policies: operationPolicies(document),
     background,
-    events: eventParts({ config, pool, registry: withAlarms(registry, document), format, background, log, deploymentSecret, clock }),
+    events: eventParts({ config, pool, registry: withAlarms(registry, document), format, background, log, deploymentSecret }),
     sync: new SyncStore({ pool, registry }),
     attachmentStore: new AttachmentStore({ pool, companyCode: config.companyCode, format }),
   }

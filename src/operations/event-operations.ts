@@ -6,23 +6,15 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { Background } from '../store/background.ts'
 import type { EventStore, StoredEvent } from '../store/event-store.ts'
-import { changesInWireForm } from '../store/history-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import type { WebhookStore } from '../store/webhook-store.ts'
+import { eventWire, type WireEvent, wireFields } from './event-wire.ts'
+
+export type { WireEvent } from './event-wire.ts'
 
 export const EVENT_PRUNE_QUEUE = 'event-prune'
 /** How often each instance looks for events to number when no write of its own woke it. */
 const SEQUENCE_EVERY_MS = 1000
-
-/** An event as the feed and the webhooks answer it. */
-export interface WireEvent {
-  id: string
-  type: string
-  time: string
-  seq: number
-  companyCode: string
-  data: Record<string, unknown>
-}
 
 export interface FeedRequest {
   after?: number
@@ -36,16 +28,10 @@ export interface FeedAnswer {
   gap?: true
 }
 
-const RECORD_ACTIONS: Record<string, 'add' | 'update' | 'delete'> = {
-  'record.added': 'add',
-  'record.updated': 'update',
-  'record.deleted': 'delete',
-}
-
 export class EventOperations {
   private readonly store: EventStore
-  private readonly registry: Pick<ResourceRegistry, 'all'>
-  private readonly format: InstantFormatter
+  /** An event in the wire form: a record event's changes as its history entry answers them. */
+  readonly toWire: (event: StoredEvent) => WireEvent
   private readonly background: Background
   private readonly retentionDays: number
   /** The webhooks' deliveries, pruned with the events. */
@@ -71,8 +57,7 @@ export class EventOperations {
     onSequenced?: () => void
   }) {
     this.store = options.store
-    this.registry = options.registry
-    this.format = options.format
+    this.toWire = eventWire(wireFields(options.registry), options.format)
     this.background = options.background
     this.retentionDays = options.retentionDays
     this.deliveries = options.deliveries
@@ -88,25 +73,13 @@ export class EventOperations {
     // No types, or none listed: every type.
     const types = request.types?.length ? request.types : undefined
     const page = await this.store.page({ after: request.after, types, pageSize, companyCode })
-    const list = page.list.map((event) => this.toWire(event))
+    const list = page.list.map(this.toWire)
     const after = request.after ?? Math.max((page.oldest ?? page.last + 1) - 1, 0)
     // The last event looked at: the page's last when it is full, else every event up to the newest.
     const next = list.length === pageSize ? list[list.length - 1].seq : Math.max(after, page.last)
     const oldest = page.oldest ?? page.last + 1
     const gap = request.after !== undefined && request.after < oldest - 1
     return gap ? { list, next, gap: true } : { list, next }
-  }
-
-  /** An event in the wire form: a record event's changes as its history entry answers them. */
-  toWire(event: StoredEvent): WireEvent {
-    const { seq, id, type, companyCode } = event
-    let data = event.data
-    const action = RECORD_ACTIONS[type]
-    if (action && typeof data.resource === 'string') {
-      const resource = this.registry.all.find((candidate) => candidate.path === data.resource)
-      if (resource) data = { ...data, changes: changesInWireForm(resource, action, data.changes as Record<string, unknown>, this.format) }
-    }
-    return { id, type, time: this.format(event.time), seq, companyCode, data }
   }
 
   /** Numbers the committed events soon (after a write). */

@@ -1,17 +1,18 @@
 // The parts of events out (docs/events.md) as the service composes them: the feed, the sequencer
-// that plans the webhooks' deliveries as it numbers events, the delivery worker and the webhooks'
+// that plans the webhooks' deliveries as it numbers events, the delivery thread and the webhooks'
 // administration, over the process's background jobs.
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Config } from '../config.ts'
 import type { ResourceRegistry } from '../resources/resource-registry.ts'
 import type { Background } from '../store/background.ts'
-import { openPool } from '../store/database.ts'
+import { type DatabaseOptions, openPool } from '../store/database.ts'
 import { EventStore } from '../store/event-store.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import { WebhookStore } from '../store/webhook-store.ts'
 import { EventOperations } from './event-operations.ts'
-import { WebhookDelivery } from './webhook-delivery.ts'
+import { wireFields } from './event-wire.ts'
+import { DeliveryThread, type ThreadData } from './webhook-delivery-thread.ts'
 import { WebhookOperations } from './webhook-operations.ts'
 import { WebhookSecrets } from './webhook-secrets.ts'
 
@@ -34,15 +35,14 @@ export function eventParts(options: {
   log: FastifyBaseLogger
   /** The deployment's JWT secret (auth/jwt-secret.ts): the webhook secrets' key derives from it. */
   deploymentSecret: () => Promise<string>
-  clock?: () => number
 }): EventParts {
-  const { config, pool, registry, format, background, log, clock } = options
+  const { config, pool, registry, format, background, log } = options
   const backgroundPool = eventsPool(config)
   const webhookStore = new WebhookStore({ pool })
   const deliveryStore = new WebhookStore({ pool: backgroundPool })
   const secrets = new WebhookSecrets(options.deploymentSecret)
   // The sequencer plans the deliveries of the events it numbers, and queues their jobs, in its transaction.
-  const later: { delivery?: WebhookDelivery } = {}
+  const later: { delivery?: DeliveryThread } = {}
   const store = new EventStore({
     pool,
     sequencerPool: backgroundPool,
@@ -50,15 +50,12 @@ export function eventParts(options: {
   })
   const { eventRetentionDays: retentionDays } = config
   const events = new EventOperations({ store, registry, format, background, retentionDays, deliveries: deliveryStore, log })
-  const delivery = new WebhookDelivery({
+  const delivery = new DeliveryThread({
+    background,
     pool: backgroundPool,
     store: deliveryStore,
-    secrets,
-    background,
-    wire: (event) => events.toWire(event),
-    allowPrivate: config.webhookAllowPrivate,
     log,
-    clock,
+    data: async () => threadData(config, registry, await options.deploymentSecret()),
   })
   const webhooks = new WebhookOperations({
     pool,
@@ -92,10 +89,22 @@ export function eventParts(options: {
  * vacuums, pass the JIT's cost threshold, and a compile costs far more than these short statements.
  */
 function eventsPool(config: Config): pg.Pool {
-  return openPool(config.databaseUrl, {
-    max: 4,
-    noJit: true,
-    statementTimeoutMs: config.dbStatementTimeoutMs,
-    connectTimeoutMs: config.dbConnectTimeoutMs,
-  })
+  return openPool(config.databaseUrl, eventsPoolOptions(config))
+}
+
+/** What the delivery thread starts with. */
+function threadData(config: Config, registry: Pick<ResourceRegistry, 'all'>, secret: string): ThreadData {
+  return {
+    databaseUrl: config.databaseUrl,
+    pool: eventsPoolOptions(config),
+    secret,
+    allowPrivate: config.webhookAllowPrivate,
+    wireFields: wireFields(registry),
+    timeZone: config.timeZone,
+  }
+}
+
+/** The events' pool's settings (the delivery thread's pool has the same). */
+function eventsPoolOptions(config: Config): DatabaseOptions {
+  return { max: 4, noJit: true, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs }
 }

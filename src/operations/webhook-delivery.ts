@@ -7,12 +7,11 @@
 // disabled on a 410 or after 5 days of failures. An endpoint has a bounded number of attempts in
 // flight per process, fewer once they go unanswered, and an attempt unanswered for a second no
 // longer holds its job: a slow endpoint holds no worker that other endpoints' deliveries need.
-import type { FastifyBaseLogger } from 'fastify'
+// This runs in the delivery thread (webhook-delivery-thread.ts), which the jobs are handed to.
 import type pg from 'pg'
-import type { Job } from 'pg-boss'
 import { Pool } from 'undici'
 import type { Background } from '../store/background.ts'
-import { inTransaction, type Queryable } from '../store/database.ts'
+import { inTransaction, type Queryable } from '../store/pg-pool.ts'
 import type { StoredEvent } from '../store/event-store.ts'
 import type { Attempted, DeliveryRow, DueDelivery, EndpointRow, Ended, Queued, WebhookStore } from '../store/webhook-store.ts'
 import { guardedLookup, refusedLiteral } from './webhook-address.ts'
@@ -46,11 +45,15 @@ const JOB_BUDGET_MS = 10_000
 const FALLBACK_MS = TIMEOUT_MS + 10_000
 /** An endpoint's connections are closed once it has had no attempt for this long. */
 const IDLE_CONNECTIONS_MS = 60_000
-/** How often each instance sweeps for a waiting delivery left behind (WebhookStore.stranded). */
-const SWEEP_MS = 5 * 60_000
+
+/** Where delivery reports what went wrong: the process's logger, or the delivery thread's messages to it. */
+export interface DeliveryLog {
+  info(details: object, text: string): void
+  warn(details: object, text: string): void
+}
 
 /** A job's deliveries: (delivery id, its attempt count when queued); a job queued before jobs carried several names one. */
-type DeliveryJob = { endpoint: string; deliveries: [string, number][] } | { delivery: string; attempt: number }
+export type DeliveryJob = { endpoint: string; deliveries: [string, number][] } | { delivery: string; attempt: number }
 
 /** An endpoint's answer: its status, or why none came. */
 interface Answer {
@@ -127,13 +130,10 @@ export class WebhookDelivery {
   /** A feed event in the wire form, as delivered. */
   private readonly wire: (event: StoredEvent) => object
   private readonly allowPrivate: boolean
-  private readonly log: FastifyBaseLogger
+  private readonly log: DeliveryLog
   private readonly clock: () => number
   private readonly lanes = new Map<string, Lane>()
   private readonly connections = new Map<string, Connections>()
-  private repairs: NodeJS.Timeout | undefined
-  /** When the last sweep started (performance.now()). */
-  private swept = -Infinity
 
   constructor(options: {
     pool: pg.Pool
@@ -142,7 +142,7 @@ export class WebhookDelivery {
     background: Background
     wire: (event: StoredEvent) => object
     allowPrivate: boolean
-    log: FastifyBaseLogger
+    log: DeliveryLog
     clock?: () => number
   }) {
     this.pool = options.pool
@@ -155,76 +155,31 @@ export class WebhookDelivery {
     this.clock = options.clock ?? Date.now
   }
 
-  async start(): Promise<void> {
-    this.repairs = setInterval(
-      () => void this.repair().catch((error: unknown) => this.log.warn({ err: error }, 'webhook repair failed')),
-      5000,
-    )
-    this.repairs.unref()
-    await this.background.queue<DeliveryJob>(
-      DELIVERY_QUEUE,
-      // A process that died mid-job: its job is taken again once expired. Jobs come in batches
-      // (fetched again at once while they come full), their deliveries taken together.
-      {
-        expireInSeconds: 30,
-        retryLimit: 20,
-        retryDelay: 5,
-        work: { localConcurrency: 4, batchSize: 8, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
-      },
-      async (jobs) => this.work(jobs),
-    )
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.repairs)
-    await this.background.release(DELIVERY_QUEUE)
-    await Promise.all([...this.connections.values()].map(({ pool }) => pool.destroy()))
-    this.connections.clear()
-  }
-
-  /**
-   * Closes idle endpoints' connections, every few seconds; every SWEEP_MS (the first a few seconds
-   * after start), queues the first waiting delivery of a record whose deliveries have none under
-   * way. Planning and settling take turns, so none should be: the sweep, which reads every delivery
-   * waiting, is a safety net.
-   */
-  private async repair(): Promise<void> {
+  /** Closes the connections of the endpoints that have had no attempt for a while. */
+  closeIdle(): void {
     const now = performance.now()
     for (const [endpoint, { pool, used }] of this.connections)
       if (now - used > IDLE_CONNECTIONS_MS) {
         void pool.destroy()
         this.connections.delete(endpoint)
       }
-    if (now - this.swept < SWEEP_MS) return
-    this.swept = now
-    await inTransaction(this.pool, async (client) => this.queue(client, await this.store.stranded(client)))
   }
 
-  /** Queues the jobs of these attempts in the transaction of `db` (they go once it commits): an endpoint's due at one time share jobs. */
-  async queue(db: Queryable, due: Queued[]): Promise<void> {
-    if (due.length === 0) return
-    const groups = new Map<string, Queued[]>()
-    for (const item of due) {
-      const key = `${new Date(item.due).getTime()} ${item.endpoint}`
-      const group = groups.get(key)
-      if (group) group.push(item)
-      else groups.set(key, [item])
-    }
-    const jobs = [...groups.values()].flatMap((group) =>
-      Array.from({ length: Math.ceil(group.length / DELIVERIES_PER_JOB) }, (_, n) => {
-        const part = group.slice(n * DELIVERIES_PER_JOB, (n + 1) * DELIVERIES_PER_JOB)
-        const data: DeliveryJob = { endpoint: part[0].endpoint, deliveries: part.map((item) => [String(item.id), item.attempt]) }
-        return { data, startAfter: new Date(part[0].due) }
-      }),
-    )
-    const boss = await this.background.start()
-    await boss.insert(DELIVERY_QUEUE, jobs, { db: { executeSql: async (text, values) => db.query(text, values) } })
+  /** Closes every endpoint's connections (the attempts under way end unanswered). */
+  async stop(): Promise<void> {
+    await Promise.all([...this.connections.values()].map(({ pool }) => pool.destroy()))
+    this.connections.clear()
+  }
+
+  /** Queues the jobs of these attempts in the transaction of `db` (they go once it commits). */
+  private queue(db: Queryable, due: Queued[]): Promise<void> {
+    return queueDeliveries(this.background, db, due)
   }
 
   /** The deliveries of a batch of jobs whose attempt is still the due one (the others are done already), endpoint by endpoint. */
-  private async work(jobs: Job<DeliveryJob>[]): Promise<void> {
+  async work(jobs: readonly DeliveryJob[]): Promise<void> {
     const due = await this.store.dueMany(
-      jobs.flatMap(({ data }): [string, number][] => ('deliveries' in data ? data.deliveries : [[data.delivery, data.attempt]])),
+      jobs.flatMap((data): [string, number][] => ('deliveries' in data ? data.deliveries : [[data.delivery, data.attempt]])),
     )
     const byEndpoint = new Map<string, DueDelivery[]>()
     for (const delivery of due) {
@@ -439,4 +394,25 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** Queues the jobs of these attempts in the transaction of `db` (they go once it commits): an endpoint's due at one time share jobs. */
+export async function queueDeliveries(background: Background, db: Queryable, due: readonly Queued[]): Promise<void> {
+  if (due.length === 0) return
+  const groups = new Map<string, Queued[]>()
+  for (const item of due) {
+    const key = `${new Date(item.due).getTime()} ${item.endpoint}`
+    const group = groups.get(key)
+    if (group) group.push(item)
+    else groups.set(key, [item])
+  }
+  const jobs = [...groups.values()].flatMap((group) =>
+    Array.from({ length: Math.ceil(group.length / DELIVERIES_PER_JOB) }, (_, n) => {
+      const part = group.slice(n * DELIVERIES_PER_JOB, (n + 1) * DELIVERIES_PER_JOB)
+      const data: DeliveryJob = { endpoint: part[0].endpoint, deliveries: part.map((item) => [String(item.id), item.attempt]) }
+      return { data, startAfter: new Date(part[0].due) }
+    }),
+  )
+  const boss = await background.start()
+  await boss.insert(DELIVERY_QUEUE, jobs, { db: { executeSql: async (text, values) => db.query(text, values) } })
 }

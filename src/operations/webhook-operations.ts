@@ -8,7 +8,7 @@ import { inTransaction } from '../store/database.ts'
 import type { InstantFormatter } from '../store/instant-format.ts'
 import type { EndpointRow, WebhookStore } from '../store/webhook-store.ts'
 import { checkWebhookUrl } from './webhook-address.ts'
-import type { WebhookDelivery } from './webhook-delivery.ts'
+import type { DeliveryThread } from './webhook-delivery-thread.ts'
 import { WebhookSecrets } from './webhook-secrets.ts'
 import { message } from '../messages/message.ts'
 
@@ -32,7 +32,7 @@ export class WebhookOperations {
   private readonly pool: pg.Pool
   private readonly store: WebhookStore
   private readonly secrets: WebhookSecrets
-  private readonly delivery: WebhookDelivery
+  private readonly delivery: Pick<DeliveryThread, 'queue'>
   private readonly format: InstantFormatter
   private readonly allowPrivate: boolean
   private readonly companyCode: string
@@ -43,7 +43,7 @@ export class WebhookOperations {
     pool: pg.Pool
     store: WebhookStore
     secrets: WebhookSecrets
-    delivery: WebhookDelivery
+    delivery: Pick<DeliveryThread, 'queue'>
     format: InstantFormatter
     allowPrivate: boolean
     companyCode: string

@@ -3,14 +3,18 @@
 // (park/park-push.ts), housekeeping (store/housekeeping.ts) and history retention
 // (operations/history-retention.ts). pg-boss runs each schedule once across the instances sharing
 // the database, retries failed jobs with backoff, and reclaims jobs whose process died.
-import type { FastifyBaseLogger } from 'fastify'
 import { PgBoss, type Queue, type WorkHandler, type WorkOptions } from 'pg-boss'
 
 export interface BackgroundOptions {
   databaseUrl: string
-  log: FastifyBaseLogger
+  log: { warn(details: object, text: string): void }
   /** How often pg-boss's supervisor looks for jobs whose process died (SYNC_SUPERVISE_SECONDS). */
   superviseSeconds: number
+  /**
+   * Queues jobs and nothing else (the delivery thread's, beside the process's own background): no
+   * supervision, schedules or migration, one connection.
+   */
+  queueOnly?: boolean
 }
 
 export class Background {
@@ -23,9 +27,10 @@ export class Background {
       connectionString: options.databaseUrl,
       schema: 'pgboss',
       // Jobs are few (retries, schedules): a small pool serves every queue.
-      max: 3,
+      max: options.queueOnly ? 1 : 3,
       useListenNotify: true,
       superviseIntervalSeconds: options.superviseSeconds,
+      ...(options.queueOnly && { supervise: false, schedule: false, migrate: false }),
     })
     this.boss.on('error', (error) => options.log.warn({ err: error }, 'pg-boss'))
   }

@@ -5,7 +5,7 @@
 // the finished ones go with their events (prune).
 import type pg from 'pg'
 import { BusinessError, Code } from '../errors.ts'
-import { deleteInBatches, inTransaction, type Queryable } from './database.ts'
+import { deleteInBatches, inTransaction, type Queryable } from './pg-pool.ts'
 import { message } from '../messages/message.ts'
 
 export interface EndpointRow {
