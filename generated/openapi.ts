@@ -538,7 +538,7 @@ export type paths = {
         put?: never;
         /**
          * Redeliver an event
-         * @description Admin only. One more delivery of the event now, with the same `webhook-id`, outside the order of its record's events (a delivery already queued for it still goes). 1004 unknown endpoint or an event no longer kept; 1002 a disabled endpoint. See docs/events.md.
+         * @description Admin only. One more delivery of the event now, with the same `webhook-id`, outside the order of its record's events (a delivery already queued for it still goes). Any event the feed keeps, and a ping, can be delivered so, whatever the endpoint's `types` and whether it was written before the endpoint was added or while it was disabled: a way to send an endpoint what it missed. `eventId` is answered in its canonical (lower-case) form, as the delivery's `webhook-id` carries it. 1004 unknown endpoint or an event no longer kept; 1002 a disabled endpoint. See docs/events.md.
          */
         post: operations["systemWebhookRedeliver"];
         delete?: never;
