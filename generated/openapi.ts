@@ -4201,7 +4201,7 @@ export type components = {
          *     }
          */
         PushedWorkCalendar: {
-            /** @description The year, as text (`"2026"`). */
+            /** @description The year, as text (`"2026"`, `"100"`). */
             id: string;
             companyCode: string;
             year: number;

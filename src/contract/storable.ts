@@ -108,7 +108,7 @@ export function findUnstorable(value: unknown): { path: string; problem: Message
 }
 
 /** Date.UTC for every year from 1 (Date.UTC maps years 0..99 to 1900..1999). */
-function utcMilliseconds(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+export function utcMilliseconds(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
   if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second)
   const date = new Date(0)
   date.setUTCFullYear(year, month - 1, day)

@@ -396,6 +396,12 @@ t.test('the calendar: set a year, read it back; an unset year is Monday to Frida
   t.equal((await call('/system/calendar/set', { year: 2026, holidays: ['2027-01-01'], workdays: [] })).code, 1002)
   t.equal((await call('/system/calendar/set', { year: 2026, holidays: ['2026-02-05'], workdays: ['2026-02-05'] })).code, 1002)
   t.same((await call('/system/calendar/get', { year: 2026 })).data.holidays, ['2026-02-04'], 'a refused set writes nothing')
+  t.equal((await call('/system/calendar/set', { year: 50, holidays: ['0050-06-01'], workdays: ['0050-06-02'] })).code, 0, 'year 50')
+  t.same((await call('/system/calendar/get', { year: 50 })).data.holidays, ['0050-06-01'])
+  const days = (count: number) => Array.from({ length: count }, (_, n) => new Date(Date.UTC(2029, 0, 1 + n)).toISOString().slice(0, 10))
+  t.equal((await call('/system/calendar/set', { year: 2029, holidays: days(365), workdays: [] })).code, 0, 'every day of a year')
+  const tooMany = await call('/system/calendar/set', { year: 2029, holidays: [...days(365), '2029-12-31', '2029-12-30'], workdays: [] })
+  t.equal(tooMany.code, 1002, 'more than 366 dates: a bad parameter, not a body too large')
 })
 
 t.test('working days follow the calendar: a holiday is not due, a working Saturday is', async (t) => {

@@ -210,6 +210,13 @@ t.test('pushed facts are applied by version like records: a late one changes not
     list: [{ ...calendar, id: '2025', version: 2, deleted: false }],
   })
   t.equal(mismatched.data.failed[0].code, 1002, 'the id of a calendar year is its year')
+  const early = { ...calendar, id: '100', year: 100, holidays: ['0100-01-01'], version: 1, deleted: false }
+  await push('workCalendar', [early])
+  t.same(
+    (await call('/system/calendar/get', { year: 100, companyCode: '111111111' })).data.holidays,
+    ['0100-01-01'],
+    'a year of three digits is its id as the enterprise writes it',
+  )
   const other = await call(
     '/system/push/records',
     { resource: 'inspectionPeriod', list: [period('222222222', 'T-2@a', '2026-01-05T08:00:00+08:00', '2026-01-06T08:00:00+08:00', null)] },

@@ -1,6 +1,7 @@
 // The enterprise's time zone as inspection periods need it: wall-clock readings ("local" time,
 // milliseconds counted as if the wall clock were UTC) to instants and back. Days, working days and
 // daily windows are read on that wall clock; periods are stored as instants.
+import { utcMilliseconds } from '../../contract/storable.ts'
 
 export const MINUTE = 60_000
 export const HOUR = 60 * MINUTE
@@ -32,7 +33,7 @@ export function zoneNamed(name: string): Zone {
   })
   const offsetAt = (instant: number): number => {
     const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((part) => [part.type, Number(part.value)]))
-    const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second)
+    const wall = utcMilliseconds(parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
     return wall - (instant - (((instant % 1000) + 1000) % 1000))
   }
   return {
@@ -62,7 +63,7 @@ export function dateOfLocal(local: number): string {
 
 /** The wall-clock reading at midnight starting a `YYYY-MM-DD` day. */
 export function localMidnight(date: string): number {
-  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)))
+  return utcMilliseconds(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10)), 0, 0, 0)
 }
 
 /** The zone's current date at an instant. */
