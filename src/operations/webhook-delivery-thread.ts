@@ -1,9 +1,9 @@
 // Webhook deliveries run in a worker thread of their own (docs/events.md, "A delivery"): the
 // process's pg-boss takes the delivery jobs and hands them to the thread, which reads, sends and
 // settles them on its own pool and answers when each batch is done (a batch that fails there is
-// retried by pg-boss, as it would be here). Off the thread that answers requests, a delivery's work
-// (its JSON, its signature, its connections, the garbage it leaves) never delays a request, and in a
-// small heap of its own it costs less. The thread starts with the first job, so an instance with no
+// retried by pg-boss, as it would be here). Off the thread that answers requests, deliveries no
+// longer wait behind the requests under load, nor requests behind a delivery's work (its JSON, its
+// signature, its connections). The thread starts with the first job, so an instance with no
 // webhook endpoint has none.
 import { Worker } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'

@@ -1,7 +1,6 @@
 // The delivery thread's entry (webhook-delivery-thread.ts starts it): the deliveries of the jobs it
 // is handed, on a pg pool of its own, with the modules they need and nothing else of the service
-// (no contract, no Prisma, no HTTP server): a small heap, which its garbage collector scans far
-// more cheaply than the service's.
+// (no contract, no Prisma, no HTTP server), so that it starts quickly and holds little memory.
 import { parentPort, workerData } from 'node:worker_threads'
 import { Background } from '../store/background.ts'
 import { instantFormatter } from '../store/instant-format.ts'
