@@ -109,6 +109,8 @@ export class DeliveryThread {
       throw error
     })
     const worker = await this.worker
+    // Ended meanwhile (its threadId is -1 then): pg-boss retries the batch, and the next starts another.
+    if (worker.threadId < 0) throw new Error('the webhook delivery thread ended')
     const id = this.nextId++
     await new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
