@@ -20,6 +20,10 @@ export interface SafetyClientOptions {
   baseUrl: string
   /** A fetch of your own (proxy, timeouts, tests); the global fetch by default. */
   fetch?: (request: Request) => Promise<Response>
+  /** A session kept from `getTokens()` of an earlier client: calls go with it at once, no login needed. */
+  tokens?: SafetyTokens
+  /** `Accept-Language` of every call that sets none of its own, e.g. `zh-CN` for messages in Chinese. */
+  language?: string
 }
 
 export interface SafetyTokens {
@@ -72,10 +76,22 @@ function sessionMiddleware(session: Session): Middleware {
   }
 }
 
+/** Asks for the messages in `language` unless the call asks for its own. */
+function languageMiddleware(language: string): Middleware {
+  return {
+    onRequest({ request }) {
+      if (request.headers.has('accept-language')) return undefined
+      request.headers.set('accept-language', language)
+      return request
+    },
+  }
+}
+
 export function createSafetyClient(options: SafetyClientOptions) {
   const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: options.fetch })
-  let tokens: SafetyTokens | undefined
+  let tokens: SafetyTokens | undefined = options.tokens && { ...options.tokens }
   let refreshing: Promise<boolean> | undefined
+  if (options.language) client.use(languageMiddleware(options.language))
   client.use(sessionMiddleware({ tokens: () => tokens, refreshOnce }))
 
   function keep(accessToken: string, refreshToken: string, expiresIn: number): void {
@@ -129,8 +145,8 @@ export function createSafetyClient(options: SafetyClientOptions) {
     login,
     refresh,
     logout,
-    /** The tokens held now (to persist a session, say); `undefined` before login and after logout. */
-    getTokens: (): Readonly<SafetyTokens> | undefined => tokens,
+    /** A copy of the tokens held now (to persist a session: `tokens` of a later client); `undefined` before login and after logout. */
+    getTokens: (): SafetyTokens | undefined => tokens && { ...tokens },
   })
 }
 

@@ -117,7 +117,7 @@ t.test('when the refresh fails too, the 401 answer is returned; a 401 other than
   t.equal(answer.response.status, 401)
   t.same(answer.error, { msg: 'token expired or invalid', code: 2002, data: null, success: false })
   t.same(calls, [`/prevent/riskUnit/list ${held.accessToken}`, `/system/refresh ${held.refreshToken}`], 'one refresh, no retry')
-  t.equal(safety.getTokens(), held, 'the tokens are kept: log in again')
+  t.same(safety.getTokens(), held, 'the tokens are kept: log in again')
 
   calls.length = 0
   const anonymous = await safety.POST('/prevent/riskUnit/list', { body: {}, headers: { authorization: 'Basic eA==' } })
@@ -142,6 +142,28 @@ t.test('logout revokes the session and forgets the tokens', async (t) => {
   t.equal(revoked.body.code, 2002)
   const refresh = await service.call('/system/refresh', undefined, { token: held.refreshToken })
   t.equal(refresh.body.code, 2002)
+})
+
+t.test('a session kept from getTokens (a copy) serves a new client without a login', async (t) => {
+  const { safety } = recordingClient()
+  await safety.login('admin', ADMIN_PASSWORD)
+  const copy = safety.getTokens()!
+  copy.accessToken = 'not-a-token'
+  t.equal((await safety.POST('/prevent/riskUnit/list', { body: {} })).data?.code, 0, "changing the copy leaves the client's own")
+  const later = createSafetyClient({ baseUrl: service.url, tokens: safety.getTokens() })
+  t.equal((await later.POST('/prevent/riskUnit/list', { body: {} })).data?.code, 0)
+  t.same(later.getTokens(), safety.getTokens())
+})
+
+t.test('language: every call asks for it, unless the call asks for its own', async (t) => {
+  const safety = createSafetyClient({ baseUrl: service.url, language: 'zh-CN' })
+  await safety.login('admin', ADMIN_PASSWORD)
+  const chinese = await safety.POST('/prevent/riskUnit/getById', { body: { id: 'RU-NONE' } })
+  t.equal(chinese.data?.code, 1004)
+  t.equal(chinese.response.headers.get('content-language'), 'zh-CN')
+  t.not(chinese.data?.msg, 'record not found: RU-NONE')
+  const english = await safety.POST('/prevent/riskUnit/getById', { body: { id: 'RU-NONE' }, headers: { 'Accept-Language': 'en' } })
+  t.same([english.data?.msg, english.response.headers.get('content-language')], ['record not found: RU-NONE', 'en'])
 })
 
 t.end()
