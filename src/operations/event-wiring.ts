@@ -84,8 +84,8 @@ export function eventParts(options: {
 }
 
 /**
- * The sequencer and the deliveries work on a small pool of their own: never on a request's
- * connection. Without JIT: the estimates of the inbox, a queue table full of dead rows between
+ * The sequencer works on a small pool of its own, and the delivery thread on another alike: never
+ * on a request's connection. Without JIT: the estimates of the inbox, a queue table full of dead rows between
  * vacuums, pass the JIT's cost threshold, and a compile costs far more than these short statements.
  */
 function eventsPool(config: Config): pg.Pool {
