@@ -131,7 +131,6 @@ export class WebhookDelivery {
   private readonly wire: (event: StoredEvent) => object
   private readonly allowPrivate: boolean
   private readonly log: DeliveryLog
-  private readonly clock: () => number
   private readonly lanes = new Map<string, Lane>()
   private readonly connections = new Map<string, Connections>()
 
@@ -143,7 +142,6 @@ export class WebhookDelivery {
     wire: (event: StoredEvent) => object
     allowPrivate: boolean
     log: DeliveryLog
-    clock?: () => number
   }) {
     this.pool = options.pool
     this.store = options.store
@@ -152,7 +150,6 @@ export class WebhookDelivery {
     this.wire = options.wire
     this.allowPrivate = options.allowPrivate
     this.log = options.log
-    this.clock = options.clock ?? Date.now
   }
 
   /** Closes the connections of the endpoints that have had no attempt for a while. */
@@ -205,7 +202,7 @@ export class WebhookDelivery {
           delivery,
           status: null,
           error: endpoint.enabled ? 'the event is no longer kept' : 'the endpoint is disabled',
-          time: new Date(this.clock()),
+          time: new Date(Date.now()),
           durationMs: 0,
           unattempted: true,
         })
@@ -225,7 +222,7 @@ export class WebhookDelivery {
         if (token === undefined) {
           // The endpoint is slow (or the job has run long): this one and the rest wait for a job of their own.
           stopped = true
-          const later = new Date(this.clock() + (performance.now() - began > JOB_BUDGET_MS ? 0 : SLOW_WAIT_MS))
+          const later = new Date(Date.now() + (performance.now() - began > JOB_BUDGET_MS ? 0 : SLOW_WAIT_MS))
           waiting.push(...[delivery, ...sendable.slice(next).map((item) => item.delivery)].map((item) => queuedAt(item, later)))
           next = sendable.length
           return
@@ -234,7 +231,7 @@ export class WebhookDelivery {
         const answer = await within(attempt, SLOW_MS)
         if (answer) settled.push(answer)
         else {
-          waiting.push(queuedAt(delivery, new Date(this.clock() + FALLBACK_MS)))
+          waiting.push(queuedAt(delivery, new Date(Date.now() + FALLBACK_MS)))
           goingOn.push(attempt)
         }
       }
@@ -258,7 +255,7 @@ export class WebhookDelivery {
 
   /** Signs a payload with the endpoint's secret (and the previous one during its grace). */
   private async signer(endpoint: EndpointRow): Promise<(id: string, at: Date, payload: string) => string> {
-    const now = this.clock()
+    const now = Date.now()
     const sealed = [
       endpoint.secret,
       ...(endpoint.previousSecret && endpoint.previousUntil && endpoint.previousUntil.getTime() > now ? [endpoint.previousSecret] : []),
@@ -274,7 +271,7 @@ export class WebhookDelivery {
     payload: string,
     sign: (id: string, at: Date, payload: string) => string,
   ): Promise<Outcome> {
-    const now = new Date(this.clock())
+    const now = new Date(Date.now())
     const started = performance.now()
     const answer = await this.post(target, payload, {
       'content-type': 'application/json',
@@ -282,7 +279,7 @@ export class WebhookDelivery {
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': sign(delivery.eventId, now, payload),
     })
-    return { delivery, ...answer, time: new Date(this.clock()), durationMs: Math.round(performance.now() - started) }
+    return { delivery, ...answer, time: new Date(Date.now()), durationMs: Math.round(performance.now() - started) }
   }
 
   /**
@@ -291,7 +288,7 @@ export class WebhookDelivery {
    */
   private async settle(endpoint: EndpointRow, outcomes: readonly Outcome[], waiting: Queued[]): Promise<void> {
     if (outcomes.length === 0 && waiting.length === 0) return
-    const now = this.clock()
+    const now = Date.now()
     const attempted = outcomes.filter((outcome) => !outcome.unattempted)
     const failed = attempted.filter((outcome) => !delivered(outcome))
     await inTransaction(this.pool, async (client) => {
